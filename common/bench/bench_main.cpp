@@ -1,0 +1,313 @@
+// reduction_bench: your lab next to the reference, CUB and the read roof, in one run.
+#include "bench_options.hpp"
+#include "bench_report.hpp"
+#include "cub_sum.hpp"
+
+#include <reduction/device_info.hpp>
+#include <reduction/input.hpp>
+#include <reduction/lab.hpp>
+#include <reduction/lab_module.hpp>
+#include <reduction/reference.hpp>
+#include <reduction/timing.hpp>
+#include <reduction/watchdog.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+
+namespace reduction::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct LabPair {
+  int number = 0;
+  std::optional<LabModule> student, reference;
+  std::string folder;
+};
+
+// lab<NN>_<name>.so files of a folder, by lab number.
+std::map<int, fs::path> find_modules(const std::string& dir) {
+  std::map<int, fs::path> modules;
+  if (dir.empty() || !fs::is_directory(dir)) return modules;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 8 && name.rfind("lab", 0) == 0 && entry.path().extension() == ".so" &&
+        std::isdigit(static_cast<unsigned char>(name[3])) && std::isdigit(static_cast<unsigned char>(name[4])))
+      modules[std::stoi(name.substr(3, 2))] = entry.path();
+  }
+  return modules;
+}
+
+std::vector<LabPair> load_labs(const Options& options) {
+  const auto students = find_modules(options.student_dir);
+  const auto references = find_modules(options.reference_dir);
+  std::vector<int> numbers = options.labs;
+  if (numbers.empty())
+    for (const auto& [number, path] : (options.references_only || options.aa_check ? references : students))
+      numbers.push_back(number);
+  std::vector<LabPair> labs;
+  for (int number : numbers) {
+    LabPair pair;
+    pair.number = number;
+    if (const auto it = references.find(number); it != references.end()) pair.reference = LabModule::load(it->second);
+    if (options.aa_check) {
+      pair.student = pair.reference;  // A/A: the same implementation on both sides
+    } else if (!options.references_only) {
+      const auto it = students.find(number);
+      if (it == students.end())
+        throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + options.student_dir);
+      pair.student = LabModule::load(it->second);
+    }
+    if (!pair.student && !pair.reference)
+      throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + options.reference_dir);
+    pair.folder = (pair.student ? *pair.student : *pair.reference).folder();
+    labs.push_back(std::move(pair));
+  }
+  return labs;
+}
+
+Row basic_row(const std::string& who, const std::string& lab, const std::string& type, std::size_t n) {
+  Row row;
+  row.student = who;
+  row.lab = lab;
+  row.type = type;
+  row.n = n;
+  return row;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+// Everything measured for one (type, n): the input on host and device, output and scratch.
+template <typename T>
+struct Workload {
+  std::size_t n;
+  std::vector<T> host;
+  DeviceBuffer<T> input;
+  DeviceBuffer<T> outputs;  // one slot per implementation, so interleaving never shares one
+  DeviceBuffer<unsigned char> temp;
+  ReferenceSum expected;
+  std::int32_t expected_int = 0;
+
+  explicit Workload(std::size_t count)
+      : n(count), host(make_input<T>(Pattern::uniform_positive, count, default_seed())), input(count), outputs(4),
+        temp(guaranteed_temp_storage_bytes(count)), expected(reference_sum(host)) {
+    input.upload(host);
+    if constexpr (std::is_same_v<T, int>) expected_int = exact_int_sum(host);
+  }
+
+  bool matches(T got, const LabModule& lab) const {
+    if constexpr (std::is_same_v<T, int>) {
+      return got == expected_int;
+    } else {
+      return std::fabs(got - expected.sum) <= float_tolerance(lab.float_error_depth(n), expected.sum_abs).bound;
+    }
+  }
+};
+
+class Bench {
+ public:
+  Bench(const Options& options, const DeviceInfo& device)
+      : options_(options), device_(device), timer_(timing_options(options)),
+        roof_(*std::max_element(options.sizes.begin(), options.sizes.end()) * sizeof(float)) {}
+
+  std::vector<Row> run(const std::vector<LabPair>& labs) {
+    const std::size_t total = options_.types.size() * options_.sizes.size() * labs.size();
+    std::size_t done = 0;
+    for (const auto& type : options_.types) {
+      for (std::size_t n : options_.sizes) {
+        if (type == "int") measure_size<int>(labs, n, type, done, total);
+        else measure_size<float>(labs, n, type, done, total);
+      }
+    }
+    return rows_;
+  }
+
+ private:
+  static TimingOptions timing_options(const Options& options) {
+    TimingOptions t;
+    t.budget_seconds = options.budget_seconds;
+    return t;
+  }
+
+  template <typename T>
+  void measure_size(const std::vector<LabPair>& labs, std::size_t n, const std::string& type, std::size_t& done,
+                    std::size_t total) {
+    Workload<T> work(n);
+    const double bytes = static_cast<double>(n) * sizeof(T);
+    measure_baselines(work, type, bytes);
+    for (const auto& lab : labs) {
+      std::cerr << "[" << ++done << "/" << total << "] " << lab.folder << " " << type << " n=" << n << "\n";
+      measure_lab(work, lab, type, bytes);
+    }
+  }
+
+  template <typename T>
+  void measure_baselines(Workload<T>& work, const std::string& type, double bytes) {
+    std::vector<Launch> launches = {[&](cudaStream_t s) { roof_.launch(static_cast<std::size_t>(bytes), s); }};
+    std::optional<CubSum<T>> cub;
+    if (options_.with_cub) {
+      cub.emplace(work.n);
+      launches.push_back([&](cudaStream_t s) { cub->launch(work.input.get(), work.n, work.outputs.get() + 3, s); });
+    }
+    const auto timings = timer_.time_device_interleaved(launches);
+    roof_us_ = timings[0].stats.median;
+    rows_.push_back(make_row("baseline", "roof", type, work.n, timings[0], bytes));
+    cub_us_.reset();
+    if (cub) {
+      cub_us_ = timings[1].stats.median;
+      rows_.push_back(make_row("baseline", "cub", type, work.n, timings[1], bytes));
+    }
+  }
+
+  template <typename T>
+  void measure_lab(Workload<T>& work, const LabPair& lab, const std::string& type, double bytes) {
+    std::vector<const LabModule*> who;
+    std::vector<std::string> names;
+    if (lab.student) { who.push_back(&*lab.student); names.push_back(options_.aa_check ? "A/A" : options_.student_name); }
+    if (lab.reference) { who.push_back(&*lab.reference); names.push_back("reference"); }
+
+    std::vector<Timing> timings(who.size());
+    std::vector<std::string> failures(who.size());
+    if (!who.front()->runs_on_device()) {
+      for (std::size_t k = 0; k < who.size(); ++k) {
+        T out{};
+        failures[k] = check_once(*who[k], work, &out, nullptr);
+        if (failures[k].empty())
+          timings[k] = timer_.time_host([&] { who[k]->sum<T>(work.host.data(), work.n, &out, nullptr, 0, nullptr); });
+      }
+    } else {
+      std::vector<Launch> launches;
+      for (std::size_t k = 0; k < who.size(); ++k) {
+        failures[k] = check_once(*who[k], work, work.outputs.get() + k, timer_.stream());
+        launches.push_back([&, k](cudaStream_t s) {
+          const auto result = who[k]->sum<T>(work.input.get(), work.n, work.outputs.get() + k, work.temp.get(),
+                                             work.temp.bytes(), s);
+          if (!result.ok()) throw std::runtime_error(result.message);
+        });
+      }
+      std::vector<Launch> passing;
+      std::vector<std::size_t> index;
+      for (std::size_t k = 0; k < who.size(); ++k)
+        if (failures[k].empty()) { passing.push_back(launches[k]); index.push_back(k); }
+      if (!passing.empty()) {
+        const auto measured = timer_.time_device_interleaved(passing);
+        for (std::size_t j = 0; j < index.size(); ++j) timings[index[j]] = measured[j];
+      }
+    }
+    const std::size_t first = rows_.size();
+    for (std::size_t k = 0; k < who.size(); ++k) {
+      Row row = make_row(names[k], lab.folder, type, work.n, timings[k], bytes);
+      if (!failures[k].empty()) {
+        row = basic_row(names[k], lab.folder, type, work.n);
+        row.status = "WRONG_ANSWER";
+        row.detail = failures[k];
+      }
+      rows_.push_back(row);
+    }
+    if (lab.student && lab.reference && failures.back().empty()) {
+      const double ref = timings.back().stats.median;
+      for (std::size_t r = first; r < rows_.size(); ++r) {
+        if (rows_[r].student == "reference" || !rows_[r].median_us) continue;
+        rows_[r].ref_median_us = ref;
+        rows_[r].ratio_to_ref = *rows_[r].median_us / ref;
+      }
+    }
+  }
+
+  // One call under a deadline, synchronized and compared with the reference sum; returns the
+  // reason it is wrong, or "" when right.
+  template <typename T>
+  std::string check_once(const LabModule& lab, Workload<T>& work, T* out, cudaStream_t stream) {
+    T got{};
+    LabCallResult result;
+    run_with_deadline(
+        [&] {
+          if (lab.runs_on_device()) {
+            result = lab.sum<T>(work.input.get(), work.n, out, work.temp.get(), work.temp.bytes(), stream);
+            REDUCTION_CHECK(cudaStreamSynchronize(stream));
+            REDUCTION_CHECK(cudaMemcpy(&got, out, sizeof(T), cudaMemcpyDeviceToHost));
+          } else {
+            result = lab.sum<T>(work.host.data(), work.n, &got, nullptr, 0, nullptr);
+          }
+        },
+        call_timeout_seconds(60.0), "lab " + lab.folder() + " at n = " + std::to_string(work.n));
+    if (!result.ok()) return result.message;
+    if (!work.matches(got, lab)) return "wrong sum (run the tests: ctest -L lab" + lab.folder().substr(0, 2) + ")";
+    return "";
+  }
+
+  Row make_row(const std::string& who, const std::string& lab, const std::string& type, std::size_t n,
+               const Timing& timing, double bytes) const {
+    Row row = basic_row(who, lab, type, n);
+    const SampleStats& s = timing.stats;
+    row.median_us = s.median;
+    row.min_us = s.min;
+    row.iqr_us = s.iqr();
+    row.gbps = bytes / (s.median * 1e3);
+    if (roof_us_ > 0) row.pct_roof = 100.0 * roof_us_ / s.median;
+    if (cub_us_) row.x_cub = s.median / *cub_us_;
+    row.samples = s.count;
+    row.discarded_throttled = timing.discarded_throttled;
+    row.converged = timing.converged;
+    return row;
+  }
+
+  const Options& options_;
+  const DeviceInfo& device_;
+  Timer timer_;
+  ReadRoof roof_;
+  double roof_us_ = 0;
+  std::optional<double> cub_us_;
+  std::vector<Row> rows_;
+};
+
+int run(int argc, char** argv) {
+  const auto options = parse_options(argc, argv);
+  if (!options) return 0;
+  if (!cuda_device_available()) {
+    std::cerr << "error: reduction_bench needs a CUDA GPU and none is present\n";
+    return 2;
+  }
+  const auto labs = load_labs(*options);
+  RunInfo info{query_device_info(), today(), REDUCTION_VERSION, 0};
+  std::cout << "device: " << info.device.summary() << "\n";
+  Bench bench(*options, info.device);
+  const auto rows = bench.run(labs);
+  if (!options->csv_path.empty()) write_csv(options->csv_path, rows, info);
+  if (!options->json_path.empty()) write_json(options->json_path, rows, info);
+  print_table(std::cout, rows);
+  if (options->aa_check) {
+    bool within = true;
+    for (const auto& row : rows) {
+      if (row.student != "A/A" || !row.ratio_to_ref) continue;
+      const bool ok = std::fabs(*row.ratio_to_ref - 1.0) <= 0.03;
+      within = within && ok;
+      std::cout << "A/A check " << row.lab << " " << row.type << " n=" << row.n << ": ratio " << *row.ratio_to_ref
+                << (ok ? " (within 1.00 +- 0.03: the harness can be trusted)" : " (OUTSIDE 1.00 +- 0.03)") << "\n";
+    }
+    return within ? 0 : 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace reduction::bench
+
+int main(int argc, char** argv) {
+  try {
+    return reduction::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}

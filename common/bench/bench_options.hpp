@@ -1,0 +1,35 @@
+// Command-line options of reduction_bench.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reduction::bench {
+
+struct Options {
+  std::vector<int> labs;                 // empty: every lab found in the student folder
+  std::string student_dir = REDUCTION_DEFAULT_STUDENT_DIR;
+  std::string reference_dir = REDUCTION_DEFAULT_REFERENCE_DIR;
+  std::string student_name = "student";
+  std::vector<std::size_t> sizes;        // empty: the default sweep
+  std::vector<std::string> types = {"float", "int"};
+  std::string csv_path, json_path;
+  double budget_seconds = 0.5;
+  bool aa_check = false;                 // time the reference against itself
+  bool references_only = false;          // no student build: references, CUB and roof only
+  bool with_cub = true;
+};
+
+// The default sweep: 2^10, 2^12, ..., 2^28.
+std::vector<std::size_t> default_sizes();
+
+// Parses "2^24", "16777216", "1e6"; a list "2^10,2^20" or a range "2^10..2^28" (every power
+// of two in between). Throws std::invalid_argument with the offending text.
+std::vector<std::size_t> parse_sizes(const std::string& text);
+
+// Parses argv; on --help prints usage and returns nullopt; on bad input throws std::invalid_argument.
+std::optional<Options> parse_options(int argc, char** argv);
+
+}  // namespace reduction::bench

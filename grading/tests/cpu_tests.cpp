@@ -1,0 +1,190 @@
+// CPU-side tests of the harness: statistics, tolerance rule, inputs, references, bug hints,
+// module loading and the watchdog. They need no GPU and always run.
+#include "diagnosis.hpp"
+
+#include <reduction/input.hpp>
+#include <reduction/lab_module.hpp>
+#include <reduction/reference.hpp>
+#include <reduction/timing.hpp>
+#include <reduction/watchdog.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+namespace reduction {
+namespace {
+
+using testing::diagnose_int_sum;
+
+TEST(SampleStatistics, MedianQuartilesAndMinOfAnOddSet) {
+  const SampleStats s = summarize({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.q1, 2);
+  EXPECT_DOUBLE_EQ(s.q3, 4);
+  EXPECT_DOUBLE_EQ(s.iqr(), 2);
+  EXPECT_EQ(s.count, 5u);
+}
+
+TEST(SampleStatistics, MedianOfAnEvenSetInterpolates) {
+  EXPECT_DOUBLE_EQ(summarize({10, 20, 30, 40}).median, 25);
+}
+
+TEST(SampleStatistics, RelativeStandardDeviationIsSampleStdOverMean) {
+  const SampleStats s = summarize({9, 11});
+  EXPECT_NEAR(s.rsd, std::sqrt(2.0) / 10.0, 1e-12);
+  EXPECT_DOUBLE_EQ(summarize({7, 7, 7}).rsd, 0.0);
+}
+
+TEST(SampleStatistics, EmptySetGivesZeroCount) { EXPECT_EQ(summarize({}).count, 0u); }
+
+TEST(FloatTolerance, StrictBoundIsGammaHTimesSumOfMagnitudes) {
+  const FloatTolerance t = float_tolerance(8, 1000.0);
+  const double hu = 8 * kUnitRoundoff;
+  EXPECT_TRUE(t.strict);
+  EXPECT_DOUBLE_EQ(t.bound, hu / (1 - hu) * 1000.0);
+}
+
+TEST(FloatTolerance, DeepChainsFallBackToTheDocumentedLooseCheck) {
+  const FloatTolerance t = float_tolerance(std::size_t{1} << 24, 1000.0);
+  EXPECT_FALSE(t.strict);
+  EXPECT_DOUBLE_EQ(t.bound, 1000.0 / 1024.0);
+  EXPECT_NE(t.rule.find("looser"), std::string::npos);
+}
+
+TEST(FloatTolerance, BoundGrowsWithDepthUpToTheLimit) {
+  EXPECT_LT(float_tolerance(10, 1.0).bound, float_tolerance(kStrictDepthLimit, 1.0).bound);
+}
+
+TEST(FloatTolerance, ErrorInUnitsOfSum) {
+  EXPECT_DOUBLE_EQ(error_in_ulps_of_sum(1.0 + 4 * kUnitRoundoff, 1.0, 1.0), 4.0);
+}
+
+TEST(InputPatterns, SameSeedGivesTheSameValuesAtAnyIndex) {
+  const auto a = make_input<float>(Pattern::mixed_sign, 100000, 42);
+  EXPECT_EQ(a[77777], input_value<float>(Pattern::mixed_sign, 42, 77777));
+  EXPECT_EQ(a, make_input<float>(Pattern::mixed_sign, 100000, 42));
+}
+
+TEST(InputPatterns, DifferentSeedsGiveDifferentValues) {
+  EXPECT_NE(make_input<int>(Pattern::uniform_positive, 1000, 1), make_input<int>(Pattern::uniform_positive, 1000, 2));
+}
+
+TEST(InputPatterns, ValuesStayInTheirDocumentedRangesAndAreNeverAllZero) {
+  for (Pattern p : kAllPatterns) {
+    const auto f = make_input<float>(p, 50000, 7);
+    const auto i = make_input<int>(p, 50000, 7);
+    EXPECT_TRUE(std::any_of(f.begin(), f.end(), [](float x) { return x != 0; })) << to_string(p);
+    EXPECT_TRUE(std::any_of(i.begin(), i.end(), [](int x) { return x != 0; })) << to_string(p);
+    for (float x : f) ASSERT_TRUE(x >= -8 && x <= 8) << to_string(p);
+    for (int x : i) ASSERT_TRUE(x >= -100 && x <= 100) << to_string(p);
+  }
+  const auto positive = make_input<float>(Pattern::uniform_positive, 50000, 7);
+  EXPECT_TRUE(std::all_of(positive.begin(), positive.end(), [](float x) { return x >= 0 && x < 1; }));
+  const auto mixed = make_input<int>(Pattern::mixed_sign, 50000, 7);
+  EXPECT_TRUE(std::any_of(mixed.begin(), mixed.end(), [](int x) { return x < 0; }));
+}
+
+TEST(InputPatterns, NamesRoundTrip) {
+  for (Pattern p : kAllPatterns) EXPECT_EQ(parse_pattern(to_string(p)), p);
+  EXPECT_FALSE(parse_pattern("zeros").has_value());
+}
+
+TEST(References, DoubleReferenceOfKnownValues) {
+  const ReferenceSum r = reference_sum(std::vector<float>{8, -6, 7, 5, -3, 0, 9});
+  EXPECT_DOUBLE_EQ(r.sum, 20);
+  EXPECT_DOUBLE_EQ(r.sum_abs, 38);
+}
+
+TEST(References, CompensatedDoubleSurvivesCancellation) {
+  std::vector<float> v = {1e8f, 1.0f, -1e8f};
+  v.insert(v.end(), 1000, 1e-3f);
+  EXPECT_NEAR(reference_sum(v).sum, 1.0 + 1000 * static_cast<double>(1e-3f), 1e-9);
+}
+
+TEST(References, ExactIntSumWrapsModulo2To32LikeTheHardware) {
+  EXPECT_EQ(exact_int_sum({2147483647, 1}), -2147483647 - 1);
+  EXPECT_EQ(exact_int_sum({8, 6, 7, 5, 3, 0, 9}), 38);
+}
+
+TEST(References, NaiveFloatLoopDriftsAtTwoTo24WhileKahanStaysClose) {
+  const auto v = make_input<float>(Pattern::uniform_positive, std::size_t{1} << 24, 3);
+  const double exact = reference_sum(v).sum;
+  const double naive_error = std::fabs(naive_float_sum(v.data(), v.size()) - exact);
+  const double kahan_error = std::fabs(kahan_sum(v.data(), v.size()) - exact);
+  EXPECT_GT(naive_error, 16 * kahan_error);
+  EXPECT_LE(kahan_error, 2.0);  // a couple of float ulps at 2^23
+}
+
+TEST(BugHints, DroppedTailIsRecognised) {
+  const auto v = make_input<int>(Pattern::uniform_positive, 1000, 5);
+  const int first_768 = std::accumulate(v.begin(), v.begin() + 768, 0);
+  EXPECT_NE(diagnose_int_sum(v, first_768, exact_int_sum(v)).find("tail"), std::string::npos);
+}
+
+TEST(BugHints, ZeroSentinelDoubleAndStaleAccumulatorAreRecognised) {
+  const auto v = make_input<int>(Pattern::uniform_positive, 1000, 5);
+  const int sum = exact_int_sum(v);
+  EXPECT_NE(diagnose_int_sum(v, 0, sum).find("0"), std::string::npos);
+  EXPECT_NE(diagnose_int_sum(v, testing::kIntSentinel, sum).find("sentinel"), std::string::npos);
+  EXPECT_NE(diagnose_int_sum(v, 2 * sum, sum).find("twice"), std::string::npos);
+  EXPECT_NE(diagnose_int_sum(v, sum + 12345, sum, 12345).find("previous"), std::string::npos);
+}
+
+TEST(BugHints, OneBlockOnlyAndLostPairElementAreRecognised) {
+  const auto v = make_input<int>(Pattern::uniform_positive, 4096, 9);
+  const int sum = exact_int_sum(v);
+  const int first_block = std::accumulate(v.begin(), v.begin() + 256, 0);
+  EXPECT_NE(diagnose_int_sum(v, first_block, sum).find("one block"), std::string::npos);
+  int first_of_pairs = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (i % 512 < 256) first_of_pairs += v[i];
+  EXPECT_NE(diagnose_int_sum(v, first_of_pairs, sum).find("second element"), std::string::npos);
+}
+
+TEST(BugHints, UnexplainedErrorsPointAtRaces) {
+  const auto v = make_input<int>(Pattern::uniform_positive, 1000, 5);
+  EXPECT_NE(diagnose_int_sum(v, exact_int_sum(v) + 1, exact_int_sum(v)).find("race"), std::string::npos);
+}
+
+TEST(LabModules, AMissingFileGivesAnErrorNamingIt) {
+  try {
+    LabModule::load("/nonexistent/lab99_nothing.so");
+    FAIL() << "expected LabLoadError";
+  } catch (const LabLoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/lab99_nothing.so"), std::string::npos);
+  }
+}
+
+TEST(LabModules, ALibraryWithoutTheEntryPointIsRejected) {
+  try {
+    LabModule::load("libm.so.6");
+    FAIL() << "expected LabLoadError";
+  } catch (const LabLoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a lab module"), std::string::npos);
+  }
+}
+
+TEST(LabModules, ModuleFileNameFollowsTheFolder) { EXPECT_EQ(module_file_name("02_atomic"), "lab02_atomic.so"); }
+
+TEST(Watchdog, WorkThatFinishesInTimeReturnsAndItsExceptionsPropagate) {
+  int value = 0;
+  run_with_deadline([&] { value = 42; }, 5.0, "quick work");
+  EXPECT_EQ(value, 42);
+  EXPECT_THROW(run_with_deadline([] { throw std::runtime_error("boom"); }, 5.0, "throwing work"), std::runtime_error);
+}
+
+TEST(WatchdogDeathTest, WorkThatHangsEndsTheProcessWithTheTimeoutCode) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(run_with_deadline([] { std::this_thread::sleep_for(std::chrono::seconds(30)); }, 0.2, "a hanging kernel"),
+              ::testing::ExitedWithCode(kTimeoutExitCode), "REDUCTION-TIMEOUT: a hanging kernel");
+}
+
+}  // namespace
+}  // namespace reduction

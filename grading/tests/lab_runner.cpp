@@ -1,0 +1,142 @@
+// LabRunner: one contract-conforming call of a lab on host data (see lab_runner.hpp).
+#include "lab_runner.hpp"
+
+#include "diagnosis.hpp"
+
+#include <reduction/lab.hpp>
+#include <reduction/watchdog.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace reduction::testing {
+namespace {
+
+constexpr double kDefaultCallSeconds = 60.0;
+
+[[noreturn]] void runtime_error_exit(const std::string& what, const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "\nREDUCTION-RUNTIME-ERROR: %s: %s\n", what.c_str(), message.c_str());
+  std::fflush(stderr);
+  std::_Exit(kRuntimeErrorExitCode);
+}
+
+// The device side of one test: buffers sized for the largest input, reused for a second call.
+template <typename T>
+class DeviceCase {
+ public:
+  explicit DeviceCase(std::size_t n)
+      : input_(n), output_(1), temp_(guaranteed_temp_storage_bytes(n)) {
+    REDUCTION_CHECK(cudaMemset(temp_.get(), 0xFF, temp_.bytes()));  // garbage, never zeros
+  }
+
+  LabRun<T> call(const LabModule& lab, const std::vector<T>& host_input, std::optional<T> output_before,
+                 bool check_input, const std::string& what) {
+    input_.upload_prefix(host_input);
+    if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(T), cudaMemcpyHostToDevice));
+    LabRun<T> run;
+    run_with_deadline(
+        [&] {
+          const LabCallResult result = lab.sum<T>(input_.get(), host_input.size(), output_.get(),
+                                                  temp_.get(), temp_.bytes(), stream_.get());
+          run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
+          run.message = result.message;
+          if (result.status == REDUCTION_LAB_ERROR) runtime_error_exit(what, result.message);
+          stream_.synchronize();
+        },
+        call_timeout_seconds(kDefaultCallSeconds), what);
+    REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    if (check_input) {
+      std::vector<T> after(host_input.size());
+      REDUCTION_CHECK(cudaMemcpy(after.data(), input_.get(), after.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      run.input_unchanged = std::memcmp(after.data(), host_input.data(), after.size() * sizeof(T)) == 0;
+    }
+    return run;
+  }
+
+ private:
+  struct Input : DeviceBuffer<T> {
+    using DeviceBuffer<T>::DeviceBuffer;
+    void upload_prefix(const std::vector<T>& host) {
+      REDUCTION_CHECK(cudaMemcpy(this->get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+  };
+  Input input_;
+  DeviceBuffer<T> output_;
+  DeviceBuffer<unsigned char> temp_;
+  Stream stream_;
+};
+
+template <typename T>
+LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::optional<T> output_before,
+                    bool check_input, const std::string& what) {
+  std::vector<T> copy = input;  // the lab gets its own copy, so a write to it can be seen
+  LabRun<T> run;
+  run.value = output_before.value_or(sentinel<T>());
+  run_with_deadline(
+      [&] {
+        const LabCallResult result = lab.sum<T>(copy.data(), copy.size(), &run.value, nullptr, 0, nullptr);
+        run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
+        run.message = result.message;
+        if (result.status == REDUCTION_LAB_ERROR) runtime_error_exit(what, result.message);
+      },
+      call_timeout_seconds(kDefaultCallSeconds), what);
+  if (check_input) run.input_unchanged = std::memcmp(copy.data(), input.data(), input.size() * sizeof(T)) == 0;
+  return run;
+}
+
+// Any CUDA failure around a lab call is the lab's doing (the harness calls are plain copies).
+template <typename Body>
+auto guard_cuda(const std::string& what, Body&& body) {
+  try {
+    return body();
+  } catch (const CudaError& e) {
+    runtime_error_exit(what, e.what());
+  }
+}
+
+}  // namespace
+
+template <>
+int sentinel<int>() { return kIntSentinel; }
+template <>
+float sentinel<float>() {
+  float value;
+  std::memcpy(&value, &kFloatSentinelBits, sizeof value);
+  return value;
+}
+
+template <typename T>
+LabRun<T> LabRunner::run(const std::vector<T>& input, const std::string& what, bool check_input,
+                         std::optional<T> output_before) const {
+  const T before = output_before.value_or(sentinel<T>());
+  if (!lab_.runs_on_device()) return host_call<T>(lab_, input, before, check_input, what);
+  return guard_cuda(what, [&] {
+    DeviceCase<T> device(input.size());
+    return device.call(lab_, input, before, check_input, what);
+  });
+}
+
+template <typename T>
+std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first, const std::vector<T>& second,
+                                                     const std::string& what) const {
+  if (!lab_.runs_on_device()) {
+    auto a = host_call<T>(lab_, first, sentinel<T>(), false, what);
+    auto b = host_call<T>(lab_, second, a.value, false, what);
+    return {a, b};
+  }
+  return guard_cuda(what, [&] {
+    DeviceCase<T> device(std::max(first.size(), second.size()));
+    auto a = device.call(lab_, first, sentinel<T>(), false, what);
+    auto b = device.call(lab_, second, std::nullopt, false, what);  // output keeps a's result
+    return std::make_pair(a, b);
+  });
+}
+
+template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>) const;
+template LabRun<float> LabRunner::run<float>(const std::vector<float>&, const std::string&, bool, std::optional<float>) const;
+template std::pair<LabRun<int>, LabRun<int>> LabRunner::run_twice<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
+template std::pair<LabRun<float>, LabRun<float>> LabRunner::run_twice<float>(const std::vector<float>&, const std::vector<float>&, const std::string&) const;
+
+}  // namespace reduction::testing

@@ -1,0 +1,55 @@
+// The generic lab test suite: written once, registered for whichever lab module the runner
+// loaded (skeleton or solution, any lab), plus that lab's own extra tests.
+#pragma once
+
+#include "lab_runner.hpp"
+
+#include <reduction/input.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+// Ends the current test with the skeleton's "not implemented yet" message (a macro: FAIL()
+// returns only from the function it is written in).
+#define REDUCTION_STOP_IF_NOT_IMPLEMENTED(run) \
+  do {                                         \
+    if ((run).not_implemented) FAIL() << (run).message; \
+  } while (0)
+
+namespace reduction::testing {
+
+// Sizes that break the usual bugs: empty, single, warp and block edges, non-powers of two, 2^24+7.
+inline const std::vector<std::size_t> kSizes = {
+    0, 1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 65535, 65536,
+    1000003, std::size_t{1} << 20, std::size_t{1} << 24, (std::size_t{1} << 24) + 7};
+// The `large` label: 64-bit indexing.
+inline constexpr std::size_t kLargeSize = (std::size_t{1} << 31) + 7;
+// Sizes up to this go to the Small suite (the one the sanitizers run).
+inline constexpr std::size_t kSmallLimit = 65536;
+
+// Registers one test. The body runs inside a gtest fixture; GPU tests skip only when no CUDA
+// device is present.
+void register_test(const std::string& suite, const std::string& name, std::function<void()> body,
+                   bool needs_gpu);
+
+// Checks a lab's result against the reference with the tolerance rule and a bug-class hint.
+template <typename T>
+void expect_correct_sum(const LabModule& lab, const std::vector<T>& input, const LabRun<T>& run,
+                        const std::string& case_description, std::optional<T> previous = std::nullopt);
+
+// "lab 02 (global atomic), n = 33, type = int, pattern = mixed_sign, seed = 20261121"
+std::string describe_case(const LabModule& lab, std::size_t n, const std::string& type, Pattern pattern,
+                          std::uint64_t seed);
+
+void register_generic_tests(const LabModule& lab, const LabRunner& runner);
+// Lab-specific tests that the generic suite cannot express (lab_specific.cpp).
+void register_lab_specific_tests(const LabModule& lab, const LabRunner& runner);
+
+template <typename T>
+const char* type_name();
+
+}  // namespace reduction::testing
