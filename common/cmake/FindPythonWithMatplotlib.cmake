@@ -20,8 +20,12 @@ if(REDUCTION_PYTHON STREQUAL "")
 endif()
 
 if(REDUCTION_PYTHON STREQUAL "")
-  message(FATAL_ERROR "reduction-labs: no Python 3 with matplotlib found (tried python3 on PATH, "
-    "/usr/bin/python3). Install it (Debian: apt-get install python3-matplotlib) or pass "
-    "-DREDUCTION_PYTHON=/path/to/python3.")
+  # The grader needs only the standard library: fall back to any Python 3, and let the plot
+  # tests fail with matplotlib's ImportError, which says what is missing.
+  set(REDUCTION_PYTHON "${reduction_path_python}")
+  message(WARNING "reduction-labs: no Python 3 with matplotlib found (tried python3 on PATH, "
+    "/usr/bin/python3): the plots and their tests will fail. Install it (Debian: apt-get install "
+    "python3-matplotlib) or pass -DREDUCTION_PYTHON=/path/to/python3.")
+else()
+  message(STATUS "reduction-labs: Python with matplotlib: ${REDUCTION_PYTHON}")
 endif()
-message(STATUS "reduction-labs: Python with matplotlib: ${REDUCTION_PYTHON}")

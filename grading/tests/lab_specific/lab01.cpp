@@ -5,6 +5,7 @@
 #include <reduction/reference.hpp>
 
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 
 namespace reduction::testing {
@@ -20,7 +21,7 @@ void register_lab01_tests(const LabModule& lab, const LabRunner& runner) {
     const double exact = reference_sum(input).sum;
     const float naive = naive_float_sum(input.data(), n);
     const float kahan = kahan_sum(input.data(), n);
-    std::cout << "  n = 2^24 uniform [0,1): double " << exact << ", float loop " << run.value << " (error "
+    std::cout << std::fixed << std::setprecision(3) << "  n = 2^24 uniform [0,1): double " << exact << ", float loop " << run.value << " (error "
               << run.value - exact << "), Kahan in float " << kahan << " (error " << kahan - exact << ")\n";
     EXPECT_EQ(run.value, naive) << "host_sum<float> must be the plain loop accumulating in float, in index "
                                    "order (it gave another value than that loop: a double accumulator, or "

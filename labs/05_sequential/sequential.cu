@@ -1,0 +1,45 @@
+// Lab 05 — sequential addressing: the same shared-memory tree per block as lab 04, but at each
+// step the first half of the active threads adds the second half's values into their own, so the
+// busy threads are always the lowest-numbered ones; one atomicAdd per block combines the blocks.
+//
+// You edit only the region between the BEGIN/END STUDENT CODE markers. Everything else in this
+// file is fixed: it is identical to the reference solution, and a test checks that it stays so.
+#include <reduction/lab.hpp>
+
+#include <cstddef>
+
+namespace {
+
+[[maybe_unused]] constexpr int kBlockThreads = 256;  // threads per block of every launch
+
+// ==== BEGIN STUDENT CODE ====
+// TODO(lab 05): the lab 04 tree with the pairing turned around, in a kernel
+//   `reduce_sequential`. Load as in lab 04: one element per thread into a __shared__ array of
+//   kBlockThreads values, 0 past the end. Then for s = blockDim.x / 2, blockDim.x / 4, ..., 1:
+//   the threads with index below s add slot tid + s into slot tid. Thread 0 adds slot 0 (the
+//   block's total) to *d_out with atomicAdd.
+//   Constraint: no `%`: the comparison with s alone picks the active threads, so they are always
+//   threads 0 .. s-1; a __syncthreads() after the store and after every step.
+//   Launcher outline: the same as lab 04 (reset *d_out, return if empty, one block per
+//   kBlockThreads elements, check the launch).
+//   About 25 lines: start from your lab 04 and change the loop.
+//   Tip: halve with `s >>= 1`; `s >> 1` alone computes a value, throws it away, and the loop
+//   never ends (a hang, which the tests' watchdog reports as a timeout).
+template <typename T>
+void reduce_sum(const T* d_in, std::size_t num_items, T* d_out, void* d_temp_storage,
+                std::size_t temp_storage_bytes, cudaStream_t stream) {
+  (void)d_in, (void)num_items, (void)d_out, (void)d_temp_storage, (void)temp_storage_bytes, (void)stream;
+  reduction::not_implemented(5);
+}
+// ==== END STUDENT CODE ====
+
+// The same shape as lab 04, only the pairing differs: log2(kBlockThreads) tree levels per block,
+// then the chain of one atomicAdd per block into *d_out (in no fixed order).
+std::size_t float_error_depth(std::size_t num_items) {
+  return reduction::log2_floor(kBlockThreads) + reduction::ceil_div(num_items, kBlockThreads);
+}
+
+}  // namespace
+
+REDUCTION_DEFINE_LAB(5, "sequential", "shared-memory tree, sequential addressing", reduce_sum,
+                     float_error_depth, 0)
