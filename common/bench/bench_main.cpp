@@ -271,6 +271,29 @@ class Bench {
   std::vector<Row> rows_;
 };
 
+// Each module called once per (type, n), nothing else launched: what a profiler should see.
+template <typename T>
+void run_each_once(const std::vector<LabPair>& labs, std::size_t n) {
+  Workload<T> work(n);
+  Stream stream;
+  for (const auto& lab : labs) {
+    for (const LabModule* module : {lab.student ? &*lab.student : nullptr, lab.reference ? &*lab.reference : nullptr}) {
+      if (module == nullptr) continue;
+      T got{};
+      LabCallResult result;
+      if (module->runs_on_device()) {
+        result = module->sum<T>(work.input.get(), n, work.outputs.get(), work.temp.get(), work.temp.bytes(), stream.get());
+        stream.synchronize();
+        REDUCTION_CHECK(cudaMemcpy(&got, work.outputs.get(), sizeof(T), cudaMemcpyDeviceToHost));
+      } else {
+        result = module->sum<T>(work.host.data(), n, &got, nullptr, 0, nullptr);
+      }
+      std::cout << module->path() << " n=" << n << ": "
+                << (result.ok() ? (work.matches(got, *module) ? "correct" : "WRONG") : result.message) << "\n";
+    }
+  }
+}
+
 int run(int argc, char** argv) {
   const auto options = parse_options(argc, argv);
   if (!options) return 0;
@@ -279,6 +302,11 @@ int run(int argc, char** argv) {
     return 2;
   }
   const auto labs = load_labs(*options);
+  if (options->run_once) {
+    for (const auto& type : options->types)
+      for (std::size_t n : options->sizes) type == "int" ? run_each_once<int>(labs, n) : run_each_once<float>(labs, n);
+    return 0;
+  }
   RunInfo info{query_device_info(), today(), REDUCTION_VERSION, 0};
   std::cout << "device: " << info.device.summary() << "\n";
   Bench bench(*options, info.device);

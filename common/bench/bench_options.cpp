@@ -25,6 +25,8 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --json FILE           write device info, clocks, versions and results as JSON here
   --aa                  A/A check: the reference timed as "student" and as "reference"
   --no-cub              skip the CUB row
+  --run-once            call each module once per size and type, untimed (for ncu: see
+                        grading/profile_lab.py)
 )";
 
 std::size_t parse_size(const std::string& text) {
@@ -94,6 +96,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
     else if (arg == "--json") options.json_path = value();
     else if (arg == "--aa") options.aa_check = true;
     else if (arg == "--no-cub") options.with_cub = false;
+    else if (arg == "--run-once") options.run_once = true;
     else throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
   }
   if (options.sizes.empty()) options.sizes = options.aa_check ? std::vector<std::size_t>{1u << 24} : default_sizes();

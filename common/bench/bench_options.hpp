@@ -20,6 +20,7 @@ struct Options {
   bool aa_check = false;                 // time the reference against itself
   bool references_only = false;          // no student build: references, CUB and roof only
   bool with_cub = true;
+  bool run_once = false;                 // one call per module, no timing: for the profiler
 };
 
 // The default sweep: 2^10, 2^12, ..., 2^28.

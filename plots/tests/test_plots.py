@@ -19,8 +19,8 @@ FIXTURE = os.path.join(PLOTS_DIR, "tests", "fixtures", "timings.csv")
 SCRIPT = os.path.join(PLOTS_DIR, "reduction_plots.py")
 GPU = "NVIDIA H100 80GB HBM3"
 DATE = "2026-11-21"
-LABS = ["01_host_sum", "02_atomic", "03_interleaved", "04_divergence_free", "05_sequential",
-        "06_first_add", "07_unroll_last_warp", "08_complete_unroll", "09_multiple_elements", "10_two_step"]
+LABS = ["01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved", "05_sequential",
+        "06_first_add", "07_last_warp", "08_complete_unroll", "09_shuffle", "10_two_step"]
 STUDENTS = ["alice", "bob", "carol", "dave"]
 N_LARGE, N_SMALL = 1 << 24, 1 << 20
 HEADER = "student,lab,type,n,median_us,min_us,iqr_us,gbps,pct_roof,ref_median_us,ratio_to_ref,status,gpu,date"

@@ -78,6 +78,45 @@ constexpr std::size_t log2_floor(std::size_t x) {
   return result;
 }
 
+// How many passes reduce_in_passes makes over num_items values, items_per_block per block.
+constexpr std::size_t pass_count(std::size_t num_items, std::size_t items_per_block) {
+  std::size_t passes = 1;
+  for (std::size_t count = ceil_div(num_items, items_per_block); count > 1; count = ceil_div(count, items_per_block))
+    ++passes;
+  return passes;
+}
+
+// The multi-pass driver of labs 04-09: one partial per block, combined across blocks by running
+// the same kernel again over the partials until one block is left, as Harris's reductions do.
+// `pass(in, count, out, blocks, stream)` must launch `blocks` blocks that each reduce
+// items_per_block of in[0, count) and write their result to out[blockIdx.x]. The partials live
+// in the scratch space (two ping-pong arrays); the last pass writes straight to d_out. No
+// atomics: the result does not depend on the order blocks run in, and the last-pass launch
+// costs a few microseconds instead of one serialized atomic per block.
+template <typename T, typename Pass>
+void reduce_in_passes(const T* d_in, std::size_t num_items, T* d_out, void* d_temp_storage,
+                      std::size_t temp_storage_bytes, std::size_t items_per_block, cudaStream_t stream,
+                      Pass&& pass) {
+  if (num_items == 0) {
+    REDUCTION_CHECK(cudaMemsetAsync(d_out, 0, sizeof(T), stream));  // the identity
+    return;
+  }
+  const std::size_t first = ceil_div(num_items, items_per_block);
+  if ((first + ceil_div(first, items_per_block)) * sizeof(T) > temp_storage_bytes)
+    throw std::length_error("reduce_in_passes: the scratch space is too small for the partials");
+  T* partials[2] = {static_cast<T*>(d_temp_storage), static_cast<T*>(d_temp_storage) + first};
+  const T* in = d_in;
+  for (std::size_t count = num_items, next = 0;; next ^= 1) {
+    const std::size_t blocks = ceil_div(count, items_per_block);
+    T* out = blocks == 1 ? d_out : partials[next];
+    pass(in, count, out, static_cast<unsigned>(blocks), stream);
+    REDUCTION_CHECK(cudaGetLastError());
+    if (blocks == 1) return;
+    in = out;
+    count = blocks;
+  }
+}
+
 namespace detail {
 
 inline void copy_message(const char* text, char* message, std::size_t message_size) {
