@@ -9,6 +9,7 @@ void register_lab_specific_tests(const LabModule& lab, const LabRunner& runner) 
   using Registrar = void (*)(const LabModule&, const LabRunner&);
   static const std::map<int, Registrar> registrars = {
       {1, &register_lab01_tests},
+      {10, &register_lab10_tests},
   };
   if (const auto it = registrars.find(lab.number()); it != registrars.end()) it->second(lab, runner);
 }

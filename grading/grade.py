@@ -1,0 +1,15 @@
+#!/usr/bin/env python3
+"""Grade reduction-labs submissions (a class, or your own labs/ with --self). See grading/README.md."""
+
+import sys
+from pathlib import Path
+
+if sys.version_info < (3, 11):
+    sys.exit("grade.py needs Python 3.11 or newer (it reads the policy with tomllib)")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from grader.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

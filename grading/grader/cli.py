@@ -1,0 +1,165 @@
+"""Command line of grading/grade.py."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from .engine import NO_GPU_MESSAGE, RESERVED_NAMES, Grader, Options
+from .manifest import GraderError, ensure_build, load_manifest
+from .policy import Policy
+from .reports import summary_table
+from .toolchain import Toolchain, kill_all
+from .verdicts import PASSED
+
+GRADING_DIR = Path(__file__).resolve().parent.parent
+REPO = GRADING_DIR.parent
+SELF_NAME = "self"
+
+DESCRIPTION = """Grades reduction-labs submissions: compiles each student's lab files against the official
+skeletons, runs the tests, compute-sanitizer and the benchmark, and writes the gradebook.
+
+  class:  grade.py SUBMISSIONS_DIR --build-dir BUILD --out OUT [options]
+  self:   grade.py --self [LABS_DIR] --build-dir BUILD --out OUT    (check your own labs/ first)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grade.py", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("submissions", nargs="?", type=Path,
+                        help="folder with one folder per student (<student>/labs/NN_name/<file>)")
+    parser.add_argument("--self", dest="self_dir", nargs="?", const=REPO / "labs", type=Path, metavar="LABS_DIR",
+                        help="grade your own lab files (default: this checkout's labs/) instead of a class")
+    parser.add_argument("--build-dir", type=Path, help="CMake build tree (configured and built if it has no "
+                        "reduction_labs.json); --self default: build/student")
+    parser.add_argument("--out", type=Path, help="output folder; --self default: <build>/self-check")
+    parser.add_argument("--policy", type=Path,
+                        help="grading policy (default: grading/policy.toml)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
+    parser.add_argument("--labs", help="only these labs, e.g. 02,05 (default: all)")
+    parser.add_argument("--student", action="append", help="only this student (repeatable, or a,b,c)")
+    parser.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
+    parser.add_argument("--no-bench", action="store_true", help="skip the benchmark (no performance points)")
+    parser.add_argument("--large", action="store_true", help="also run the Large.* tests (n > 2^31)")
+    parser.add_argument("--force", action="store_true", help="regrade students that are already complete")
+    parser.add_argument("--no-build", action="store_true",
+                        help="use BUILD as it is: never run CMake (for callers inside a build, e.g. grade-example)")
+    return parser
+
+
+def find_students(submissions: Path, wanted: list[str] | None, log) -> list[tuple[str, Path]]:
+    if not submissions.is_dir():
+        raise GraderError(f"{submissions}: not a folder")
+    students = []
+    for entry in sorted(submissions.iterdir()):
+        if entry.name.startswith(".") or not entry.is_dir():
+            continue
+        if entry.name in RESERVED_NAMES or not re.fullmatch(r"[A-Za-z0-9_.@+-]+", entry.name):
+            log(f"warning: {entry}: '{entry.name}' cannot be a student name (reserved or odd characters); skipped")
+            continue
+        students.append((entry.name, entry))
+    if wanted:
+        names = {name.strip() for item in wanted for name in item.split(",") if name.strip()}
+        unknown = names - {name for name, _ in students}
+        if unknown:
+            raise GraderError(f"--student: no submission folder for {', '.join(sorted(unknown))} in {submissions}")
+        students = [s for s in students if s[0] in names]
+    if not students:
+        raise GraderError(f"{submissions}: no student folders")
+    return students
+
+
+def skeleton_dirs(manifest) -> list[Path]:
+    """Official skeletons: the release keeps pristine copies in grading/skeletons (a student's own
+    labs/ holds their edits); the course repository's labs/ is pristine."""
+    dirs = [GRADING_DIR / "skeletons", manifest.source_dir / "labs"]
+    return [d for d in dirs if d.is_dir()]
+
+
+def print_self_details(record: dict) -> None:
+    for folder, entry in record["labs"].items():
+        print(f"\n{folder}: {entry['verdict']}")
+        if entry["verdict"] != PASSED and entry.get("detail"):
+            print("  " + entry["detail"].replace("\n", "\n  "))
+        if entry.get("compile", {}).get("output") and not entry["compile"].get("ok", True):
+            print("  compiler output:\n    " + entry["compile"]["output"][-3000:].replace("\n", "\n    "))
+        for finding in entry.get("sanitizer", {}).get("findings", []):
+            if finding["status"] == "hazards":
+                print(f"  {finding['tool']}: {finding['count']} hazard(s)")
+                for line in finding["report"][:6]:
+                    print("    " + line)
+        for note in entry.get("notes", []) + entry.get("score", {}).get("notes", []):
+            print("  " + note.replace("\n", "\n  "))
+
+
+def _stop(signum, frame):
+    kill_all()
+    raise KeyboardInterrupt
+
+
+def main(argv=None, toolchain=None, manifest=None) -> int:
+    """The command line; tests pass a ready manifest and a simulated toolchain (no build, no GPU)."""
+    args = build_parser().parse_args(argv)
+    log = lambda text: print(text, flush=True)  # noqa: E731
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)  # `timeout` and job schedulers: stop the runs, keep the results
+    try:
+        if (args.submissions is None) == (args.self_dir is None):
+            raise GraderError("give either SUBMISSIONS_DIR or --self [LABS_DIR] (see --help)")
+        self_check = args.self_dir is not None
+        build_dir = args.build_dir or (REPO / "build" / "student" if self_check else None)
+        if build_dir is None or (args.out is None and not self_check):
+            raise GraderError("--build-dir and --out are required (see --help)")
+        out = args.out or build_dir / "self-check"
+        default_policy = GRADING_DIR / "policy.toml"
+        policy = Policy.load(args.policy or (default_policy if default_policy.is_file() else None))
+        if manifest is None and args.no_build:
+            manifest = load_manifest(build_dir)
+        if manifest is None:
+            probe = toolchain or Toolchain(None)
+            manifest = ensure_build(REPO, build_dir, need_bench=not args.no_bench and probe.gpu_available(), log=log)
+        labs = manifest.select(args.labs.split(",") if args.labs else None)
+        options = Options(labs=labs, jobs=max(1, args.jobs), sanitizer=not args.no_sanitizer,
+                          bench=not args.no_bench, force=args.force or self_check, large=args.large,
+                          self_check=self_check)
+        if self_check:
+            labs_dir = args.self_dir
+            if not labs_dir.is_dir():
+                raise GraderError(f"{labs_dir}: not a folder")
+            students = [(SELF_NAME, labs_dir)]
+        else:
+            students = find_students(args.submissions, args.student, log)
+        if toolchain is None:
+            toolchain = Toolchain(manifest)
+        grader = Grader(manifest, policy, toolchain, out, options,
+                        skeleton_dirs=skeleton_dirs(manifest), log=log)
+        result = grader.grade_class(students)
+    except GraderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        kill_all()
+        print("\ninterrupted: completed students are saved; rerun to resume", file=sys.stderr)
+        return 130
+
+    shown = [r for r in result.records if r["student"] in {name for name, _ in students}]
+    print()
+    print(summary_table(shown, labs))
+    if result.no_gpu:
+        print(f"\n{NO_GPU_MESSAGE}: GPU labs that compiled are NOT_RUN (blank in the gradebook, not 0) and "
+              "totals are left blank; lab 01, compile errors and missing labs are graded.")
+    if result.sanitizer_missing:
+        print("\nsanitizer not available (compute-sanitizer is not on PATH): no sanitizer checks, no penalty.")
+    if result.skipped:
+        print(f"\n{len(result.skipped)} student(s) already graded were skipped (--force to regrade).")
+    print(f"\nreports: {out}/gradebook.csv, timings.csv, junit.xml, students/, gradescope/")
+    if self_check and shown:
+        print_self_details(shown[0])
+        return 0 if all(e["verdict"] == PASSED for e in shown[0]["labs"].values()) else 1
+    return 0

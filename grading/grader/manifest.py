@@ -1,0 +1,152 @@
+"""The build the grader works against: <build>/reduction_labs.json, and building it when missing.
+
+reduction_finish_labs() (common/cmake/ReductionLabs.cmake) writes the manifest: the labs in course
+order, their module names, the nvcc flags that build one lab file into a module, and where the
+reference modules are. The grader compiles student files with exactly those flags.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MANIFEST_NAME = "reduction_labs.json"
+HOST_SUFFIXES = (".cpp", ".cc", ".cxx")  # a lab written for the host (lab 01); GPU labs are .cu
+
+
+class GraderError(Exception):
+    """A problem with the grader's inputs (not a student's): reported, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Lab:
+    folder: str      # "02_atomic"
+    file: str        # "atomic.cu"
+    module: str      # "lab02_atomic"
+
+    @property
+    def number(self) -> int:
+        return int(self.folder[:2])
+
+    @property
+    def name(self) -> str:
+        return self.folder[3:]
+
+    @property
+    def host(self) -> bool:
+        """Runs on the CPU (lab 01): graded normally on a machine without a GPU."""
+        return self.file.endswith(HOST_SUFFIXES)
+
+    @property
+    def module_file(self) -> str:
+        return self.module + ".so"
+
+
+@dataclass
+class Manifest:
+    source_dir: Path
+    binary_dir: Path
+    reference_dir: Path | None
+    nvcc: str
+    module_flags: list[str]
+    include_dirs: list[str]
+    labs: list[Lab] = field(default_factory=list)
+
+    @property
+    def test_runner(self) -> Path:
+        return self.binary_dir / "grading" / "reduction_lab_tests"
+
+    @property
+    def bench(self) -> Path:
+        return self.binary_dir / "common" / "bench" / "reduction_bench"
+
+    def reference_module(self, lab: Lab) -> Path | None:
+        return self.reference_dir / lab.module_file if self.reference_dir else None
+
+    def select(self, wanted: list[str] | None) -> list[Lab]:
+        """Labs named by number ("02", "5") or folder ("05_sequential"); all when `wanted` is empty."""
+        if not wanted:
+            return list(self.labs)
+        chosen = []
+        for item in wanted:
+            item = item.strip()
+            matches = [lab for lab in self.labs
+                       if item == lab.folder or (item.isdigit() and int(item) == lab.number)]
+            if not matches:
+                known = ", ".join(lab.folder for lab in self.labs)
+                raise GraderError(f"--labs: no lab '{item}' in this build (labs: {known})")
+            chosen += [lab for lab in matches if lab not in chosen]
+        return [lab for lab in self.labs if lab in chosen]
+
+
+def load_manifest(build_dir: Path) -> Manifest:
+    path = Path(build_dir) / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        labs = [Lab(entry["folder"], entry["file"], entry["module"]) for entry in data["labs"]]
+        for lab in labs:
+            if not re.fullmatch(r"\d\d_[a-z0-9_]+", lab.folder):
+                raise ValueError(f"bad lab folder '{lab.folder}'")
+        return Manifest(
+            source_dir=Path(data["source_dir"]),
+            binary_dir=Path(data["binary_dir"]),
+            reference_dir=Path(data["reference_dir"]) if data.get("reference_dir") else None,
+            nvcc=data["nvcc"],
+            module_flags=list(data["module_flags"]),
+            include_dirs=list(data["include_dirs"]),
+            labs=labs,
+        )
+    except FileNotFoundError:
+        raise GraderError(f"{path}: not found (configure the build first)") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise GraderError(f"{path}: unreadable manifest ({exc})") from None
+
+
+def _run(command: list[str], log) -> None:
+    log("$ " + " ".join(command))
+    completed = subprocess.run(command, stdout=sys.stderr, stderr=sys.stderr)
+    if completed.returncode != 0:
+        raise GraderError(f"'{' '.join(command)}' failed with status {completed.returncode}")
+
+
+def configure_command(repo: Path, build_dir: Path) -> list[str]:
+    """CMake configure line for a build the grader can use: references from solutions/ when the
+    repository has them (the course repository), else the prebuilt reference/ (the student release)."""
+    command = ["cmake", "-S", str(repo), "-B", str(build_dir)]
+    if shutil.which("ninja"):
+        command += ["-G", "Ninja"]
+    command.append("-DCMAKE_BUILD_TYPE=Release")
+    if (repo / "solutions").is_dir():
+        command.append("-DREDUCTION_BUILD_SOLUTIONS=ON")
+    else:
+        command.append("-DREDUCTION_BUILD_SOLUTIONS=OFF")
+        if (repo / "reference").is_dir():
+            command.append(f"-DREDUCTION_REFERENCE_DIR={(repo / 'reference').resolve()}")
+    return command
+
+
+def ensure_build(repo: Path, build_dir: Path, need_bench: bool, log) -> Manifest:
+    """Configures and builds `build_dir` once when it has no manifest. Afterwards it only brings the
+    pieces the grader uses up to date (test runner; benchmark and reference modules when timing):
+    a no-op when nothing changed, and CMake re-runs itself when a lab was added."""
+    build_dir = Path(build_dir)
+    if not (build_dir / MANIFEST_NAME).is_file():
+        log(f"{build_dir}: no {MANIFEST_NAME}; configuring and building it once")
+        _run(configure_command(repo, build_dir), log)
+        _run(["cmake", "--build", str(build_dir)], log)
+    manifest = load_manifest(build_dir)
+    targets = ["reduction_lab_tests"]
+    if need_bench:
+        targets.append("reduction_bench")
+        if manifest.reference_dir == manifest.binary_dir / "solutions":
+            targets += [f"{lab.module}_solution" for lab in manifest.labs]
+    _run(["cmake", "--build", str(build_dir), "--target", *targets], log)
+    manifest = load_manifest(build_dir)  # CMake may have rewritten it (a lab added)
+    if not manifest.test_runner.is_file():
+        raise GraderError(f"{manifest.test_runner}: the test runner is missing after the build")
+    return manifest

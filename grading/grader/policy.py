@@ -1,0 +1,135 @@
+"""The grading policy: points, the performance credit curve, sanitizer penalties, limits.
+
+Read from a TOML file (grading/policy.toml documents every key); anything the file leaves out
+takes the default below, so an empty file is a valid policy.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .manifest import GraderError, Lab
+
+DEFAULTS: dict = {
+    "points": {"correctness": 10.0, "performance": 10.0},
+    "performance": {
+        "full_credit_ratio": 1.2,
+        "zero_credit_ratio": 10.0,
+        "scale": "reference",        # above full_credit_ratio: credit = 1/ratio ("threshold": full/ratio)
+        "statistic": "median",       # over the benchmarked (type, n) rows: "median", "mean", "max"
+    },
+    "labs": {"01_host_sum": {"performance": 0.0}},
+    "compile": {"timeout_s": 300.0},
+    "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 4, "large": False},
+    "sanitizer": {
+        "tools": ["memcheck", "racecheck", "synccheck"],
+        "cases": ["Small.int_mixed_sign_n2049", "Small.float_uniform_positive_n1025", "Small.int_small_integers_n33"],
+        "timeout_s": 600.0,
+        "call_timeout_s": 300.0,
+        "penalty": {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5},
+    },
+    "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "budget_s": 0.3, "timeout_s": 900.0},
+}
+
+SCALES = ("reference", "threshold")
+STATISTICS = ("median", "mean", "max")
+
+
+FREE_TABLES = ("labs.", "sanitizer.penalty.")  # tables whose keys are names (labs, tools), not settings
+
+
+def _merge(base: dict, override: dict, where: str) -> dict:
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        free = where in FREE_TABLES
+        if not free and key not in merged:
+            raise GraderError(f"policy: unknown key '{where}{key}' (see grading/policy.toml)")
+        if isinstance(merged.get(key), dict) or (free and isinstance(value, dict)):
+            if not isinstance(value, dict):
+                raise GraderError(f"policy: '{where}{key}' must be a table")
+            merged[key] = _merge(merged.get(key, {}), value, f"{where}{key}.") if not free else \
+                {**merged.get(key, {}), **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass
+class Policy:
+    data: dict
+    path: str = "(defaults)"
+
+    @classmethod
+    def load(cls, path: Path | None) -> "Policy":
+        if path is None:
+            return cls(copy.deepcopy(DEFAULTS))
+        try:
+            with open(path, "rb") as handle:
+                override = tomllib.load(handle)
+        except FileNotFoundError:
+            raise GraderError(f"{path}: policy file not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise GraderError(f"{path}: invalid TOML ({exc})") from None
+        policy = cls(_merge(DEFAULTS, override, ""), str(path))
+        policy.validate()
+        return policy
+
+    @classmethod
+    def from_dict(cls, override: dict) -> "Policy":
+        policy = cls(_merge(DEFAULTS, override, ""), "(inline)")
+        policy.validate()
+        return policy
+
+    def validate(self) -> None:
+        perf = self.data["performance"]
+        if not 0 < perf["full_credit_ratio"] <= perf["zero_credit_ratio"]:
+            raise GraderError("policy: need 0 < performance.full_credit_ratio <= performance.zero_credit_ratio")
+        if perf["scale"] not in SCALES:
+            raise GraderError(f"policy: performance.scale must be one of {', '.join(SCALES)}")
+        if perf["statistic"] not in STATISTICS:
+            raise GraderError(f"policy: performance.statistic must be one of {', '.join(STATISTICS)}")
+        for key, value in self.data["labs"].items():
+            if not isinstance(value, dict) or set(value) - {"correctness", "performance"}:
+                raise GraderError(f"policy: [labs.{key}] may set only 'correctness' and 'performance'")
+        unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
+        if unknown:
+            raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")
+
+    def _lab_entry(self, lab: Lab) -> dict:
+        labs = self.data["labs"]
+        return labs.get(lab.folder) or labs.get(f"{lab.number:02d}") or labs.get(str(lab.number)) or {}
+
+    def correctness_points(self, lab: Lab) -> float:
+        return float(self._lab_entry(lab).get("correctness", self.data["points"]["correctness"]))
+
+    def performance_points(self, lab: Lab) -> float:
+        return float(self._lab_entry(lab).get("performance", self.data["points"]["performance"]))
+
+    def performance_fraction(self, ratio: float) -> float:
+        """Share of the performance points for a time of `ratio` x the reference's."""
+        perf = self.data["performance"]
+        full, zero = perf["full_credit_ratio"], perf["zero_credit_ratio"]
+        if ratio <= full:
+            return 1.0
+        if ratio > zero:
+            return 0.0
+        return (full / ratio) if perf["scale"] == "threshold" else (1.0 / ratio)
+
+    def combine_ratios(self, ratios: list[float]) -> float:
+        values = sorted(ratios)
+        statistic = self.data["performance"]["statistic"]
+        if statistic == "max":
+            return values[-1]
+        if statistic == "mean":
+            return sum(values) / len(values)
+        middle = len(values) // 2
+        return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+    def penalty(self, tool: str) -> float:
+        return float(self.data["sanitizer"]["penalty"].get(tool, 0.0))
+
+    def section(self, name: str) -> dict:
+        return self.data[name]

@@ -1,0 +1,290 @@
+"""Grading the example class end to end with a simulated toolchain (no nvcc, no GPU): verdicts,
+the output files, resuming, and the machine-without-a-GPU mode."""
+
+import contextlib
+import csv
+import io
+import json
+import shutil
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from grader_tests.helpers import EXAMPLES, GRADING, FakeToolchain, expected_class, fake_manifest
+from grader import cli
+from grader.engine import NO_GPU_MESSAGE, Grader, Options
+from grader.policy import Policy
+
+SUBMISSIONS = EXAMPLES / "submissions"
+
+
+def students():
+    return [(path.name, path) for path in sorted(SUBMISSIONS.iterdir()) if path.is_dir()]
+
+
+class GradingCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = Path(self.tmp.name) / "out"
+        self.manifest = fake_manifest(Path(self.tmp.name) / "build")
+        self.expected = expected_class()["students"]
+        self.log = []
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def grade(self, toolchain, force=False, who=None):
+        options = Options(labs=self.manifest.labs, jobs=4, force=force)
+        grader = Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, self.out, options,
+                        log=self.log.append)
+        chosen = [s for s in students() if who is None or s[0] in who]
+        return grader.grade_class(chosen)
+
+    def record(self, student):
+        return json.loads((self.out / "students" / f"{student}.json").read_text(encoding="utf-8"))
+
+
+class TestExampleClass(GradingCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = tempfile.TemporaryDirectory()
+        case = cls()
+        case.tmp = cls.shared
+        case.out = Path(cls.shared.name) / "out"
+        case.manifest = fake_manifest(Path(cls.shared.name) / "build")
+        case.expected = expected_class()["students"]
+        case.log = []
+        cls.toolchain = FakeToolchain(case.expected)
+        cls.result = case.grade(cls.toolchain)
+        cls.out, cls.manifest, cls.log_lines = case.out, case.manifest, case.log
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.shared.cleanup()
+
+    def setUp(self):
+        self.expected = expected_class()["students"]
+
+    def tearDown(self):
+        pass
+
+    def test_every_student_gets_the_expected_verdicts(self):
+        self.assertEqual(sorted(self.expected), [name for name, _ in students()])
+        for student, labs in self.expected.items():
+            record = self.record(student)
+            self.assertTrue(record["complete"])
+            for folder, want in labs.items():
+                self.assertEqual(record["labs"][folder]["verdict"], want["verdict"], f"{student} {folder}")
+
+    def test_missing_labs_are_found_by_the_grader_and_never_compiled(self):
+        compiled = {(call[1], call[2]) for call in self.toolchain.calls if call[0] == "compile"}
+        self.assertNotIn(("frank", "10_two_step"), compiled)
+        self.assertEqual(self.record("frank")["labs"]["10_two_step"]["score"]["total"], 0.0)
+
+    def test_details_name_the_cause(self):
+        dave = self.record("dave")["labs"]
+        self.assertEqual(dave["01_host_sum"]["detail"], "not implemented yet")
+        self.assertIn("expected 75, got 0", dave["06_first_add"]["detail"])
+        frank = self.record("frank")["labs"]
+        self.assertIn("atomicAdd_block", frank["03_shared_atomic"]["compile"]["output"])
+        self.assertIn("exit() called from lab code", frank["04_interleaved"]["detail"])
+        self.assertIn("did not finish", self.record("carol")["labs"]["05_sequential"]["detail"])
+
+    def test_ignored_files_and_edits_outside_the_region_are_reported(self):
+        frank = self.record("frank")
+        self.assertEqual(frank["ignored"], ["CMakeLists.txt", "grading/tests/lab_suite.cpp", "labs/02_atomic/NOTES.md"])
+        self.assertIn("ignored: grading/tests/lab_suite.cpp", frank["notes"])
+        self.assertIn("kBlockThreads = 1024", "\n".join(frank["labs"]["02_atomic"]["notes"]))
+        self.assertEqual(frank["labs"]["02_atomic"]["verdict"], "PASSED")
+
+    def test_scores_follow_the_policy(self):
+        alice = self.record("alice")
+        self.assertEqual(alice["total"], alice["max_total"])
+        erin = self.record("erin")["labs"]["07_last_warp"]
+        self.assertEqual(erin["sanitizer"]["hazards"], {"racecheck": 2})
+        self.assertEqual((erin["score"]["correctness"], erin["score"]["performance"]), (5.0, 10.0))
+        bob = self.record("bob")["labs"]
+        for folder in ("05_sequential", "06_first_add"):
+            self.assertEqual(bob[folder]["benchmark"]["ratio"], 3.0)
+            self.assertEqual(bob[folder]["score"]["performance"], 3.33)
+
+    def test_sanitizer_runs_only_on_passing_gpu_labs(self):
+        sanitized = {(call[1], call[2]) for call in self.toolchain.calls if call[0] == "sanitizer"}
+        self.assertNotIn(("carol", "05_sequential"), sanitized)
+        self.assertNotIn(("alice", "01_host_sum"), sanitized)
+        self.assertIn(("alice", "02_atomic"), sanitized)
+
+    def test_the_benchmark_runs_once_per_student_after_all_tests_on_passing_labs(self):
+        kinds = [call[0] for call in self.toolchain.calls]
+        for student, _ in students():
+            mine = [i for i, call in enumerate(self.toolchain.calls) if call[1] == student]
+            bench = [i for i in mine if kinds[i] == "bench"]
+            self.assertEqual(len(bench), 1, student)
+            self.assertEqual(bench[0], max(mine), f"{student}: the benchmark is the last step")
+        dave_bench = next(call for call in self.toolchain.calls if call[0] == "bench" and call[1] == "dave")
+        self.assertNotIn("06_first_add", dave_bench[2])
+        self.assertNotIn("01_host_sum", dave_bench[2])
+
+    def test_progress_lines_and_summary(self):
+        self.assertIn("[student 3/6] carol  lab 05_sequential  TIMEOUT", "\n".join(self.log_lines))
+
+    def test_gradebook_has_a_column_per_lab_and_a_total(self):
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+        self.assertEqual(rows[0], ["student", *[lab.folder for lab in self.manifest.labs], "total"])
+        self.assertEqual([row[0] for row in rows[1:]], [name for name, _ in students()])
+        alice = rows[1]
+        self.assertEqual(alice[-1], str(int(self.record("alice")["max_total"])))
+        frank = dict(zip(rows[0], rows[-1]))
+        self.assertEqual((frank["03_shared_atomic"], frank["10_two_step"]), ("0", "0"))
+
+    def test_timings_have_each_row_once_with_references_baselines_and_failures(self):
+        with open(self.out / "timings.csv", newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        keys = [(r["student"], r["lab"], r["type"], r["n"]) for r in rows]
+        self.assertEqual(len(keys), len(set(keys)), "plots reject duplicate (student, lab, type, n)")
+        owners = {r["student"] for r in rows}
+        self.assertTrue({"reference", "baseline", "alice", "bob"} <= owners)
+        carol = [r for r in rows if r["student"] == "carol" and r["lab"] == "05_sequential"]
+        self.assertEqual({r["status"] for r in carol}, {"TIMEOUT"})
+        self.assertFalse([r for r in rows if r["student"] == "frank" and r["lab"] == "10_two_step"])
+        self.assertTrue((self.out / "timings.json").is_file())
+
+    def test_junit_has_a_suite_per_student_and_a_case_per_lab(self):
+        root = ET.parse(self.out / "junit.xml").getroot()
+        suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
+        self.assertEqual(sorted(suites), [name for name, _ in students()])
+        frank = suites["frank"]
+        self.assertEqual(len(frank.findall("testcase")), len(self.manifest.labs))
+        self.assertEqual((frank.get("failures"), frank.get("errors")), ("1", "2"))
+        case = next(c for c in frank.findall("testcase") if c.get("name") == "03_shared_atomic")
+        self.assertIn("atomicAdd_block", case.find("error").text)
+
+    def test_gradescope_results(self):
+        for student, _ in students():
+            data = json.loads((self.out / "gradescope" / student / "results.json").read_text(encoding="utf-8"))
+            self.assertEqual(len(data["tests"]), len(self.manifest.labs))
+            self.assertEqual(data["score"], self.record(student)["total"])
+            for test in data["tests"]:
+                self.assertTrue({"name", "score", "max_score", "output", "status"} <= set(test))
+
+
+class TestResume(GradingCase):
+    def test_a_second_run_skips_complete_students_and_redoes_a_half_written_one(self):
+        self.grade(FakeToolchain(self.expected), who={"alice", "bob"})
+        path = self.out / "students" / "bob.json"
+        bob = json.loads(path.read_text(encoding="utf-8"))
+        bob["complete"] = False
+        path.write_text(json.dumps(bob), encoding="utf-8")
+        again = FakeToolchain(self.expected)
+        result = self.grade(again, who={"alice", "bob"})
+        self.assertEqual((result.skipped, result.graded), (["alice"], ["bob"]))
+        self.assertEqual({call[1] for call in again.calls}, {"bob"})
+        self.assertTrue(self.record("bob")["complete"])
+
+    def test_force_regrades_everyone(self):
+        self.grade(FakeToolchain(self.expected), who={"alice"})
+        again = FakeToolchain(self.expected)
+        self.assertEqual(self.grade(again, force=True, who={"alice"}).graded, ["alice"])
+
+    def test_a_crash_keeps_the_finished_students(self):
+        class Crashing(FakeToolchain):
+            def run_tests(self, student, lab, *args):
+                if student == "carol":
+                    raise RuntimeError("the machine went away")
+                return super().run_tests(student, lab, *args)
+
+        with self.assertRaises(RuntimeError):
+            self.grade(Crashing(self.expected), who={"alice", "bob", "carol"})
+        self.assertTrue(self.record("alice")["complete"] and self.record("bob")["complete"])
+        self.assertFalse(self.record("carol")["complete"])  # written after compiling, then cut short
+        with open(self.out / "gradebook.csv", encoding="utf-8") as handle:
+            self.assertEqual([line.split(",")[0] for line in handle.read().splitlines()], ["student", "alice", "bob"])
+        result = self.grade(FakeToolchain(self.expected), who={"alice", "bob", "carol"})
+        self.assertEqual((result.skipped, result.graded), (["alice", "bob"], ["carol"]))
+
+
+class TestSomeLabs(GradingCase):
+    def test_regrading_some_labs_keeps_the_others(self):
+        self.grade(FakeToolchain(self.expected), who={"dave"})
+        first = self.record("dave")
+        options = Options(labs=[lab for lab in self.manifest.labs if lab.folder == "06_first_add"], jobs=2, force=True)
+        fixed = dict(self.expected["dave"], **{"06_first_add": {"verdict": "PASSED", "why": "fixed"}})
+        grader = Grader(self.manifest, Policy.load(None), FakeToolchain({"dave": fixed}), self.out, options,
+                        log=self.log.append)
+        grader.grade_class([s for s in students() if s[0] == "dave"])
+        second = self.record("dave")
+        self.assertEqual(list(second["labs"]), list(first["labs"]))
+        self.assertEqual(second["labs"]["06_first_add"]["verdict"], "PASSED")
+        self.assertEqual(second["labs"]["01_host_sum"], first["labs"]["01_host_sum"])
+        self.assertEqual(second["total"], first["total"] + 20.0)
+        self.assertFalse(list((self.out / "students").glob("*.previous")))
+        with open(self.out / "gradebook.csv", encoding="utf-8") as handle:
+            self.assertEqual(len(handle.readline().split(",")), len(self.manifest.labs) + 2)
+
+
+class TestCommandLine(GradingCase):
+    def run_cli(self, argv, toolchain):
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(io.StringIO()):
+            status = cli.main(argv, toolchain=toolchain, manifest=self.manifest)
+        return status, buffer.getvalue()
+
+    def test_without_a_gpu_gpu_labs_are_not_run_and_left_blank(self):
+        status, output = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out)],
+                                      FakeToolchain(self.expected, gpu=False))
+        self.assertEqual(status, 0)
+        self.assertIn(NO_GPU_MESSAGE, output)
+        frank = self.record("frank")["labs"]
+        self.assertEqual(frank["02_atomic"]["verdict"], "NOT_RUN")
+        self.assertEqual(frank["03_shared_atomic"]["verdict"], "COMPILE_ERROR")
+        self.assertEqual(frank["10_two_step"]["verdict"], "MISSING")
+        self.assertEqual(frank["01_host_sum"]["verdict"], "PASSED")
+        self.assertEqual(self.record("dave")["labs"]["01_host_sum"]["detail"], "not implemented yet")
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            rows = {row["student"]: row for row in csv.DictReader(handle)}
+        self.assertEqual((rows["alice"]["01_host_sum"], rows["alice"]["02_atomic"], rows["alice"]["total"]),
+                         ("10", "", ""))
+        self.assertEqual(rows["frank"]["03_shared_atomic"], "0")
+        self.assertIn(" N ", output.splitlines()[-10] + " ")
+
+    def test_without_compute_sanitizer_there_is_no_penalty_and_the_summary_says_so(self):
+        status, output = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out),
+                                       "--student", "erin"], FakeToolchain(self.expected, sanitizer=False))
+        self.assertEqual(status, 0)
+        self.assertIn("sanitizer not available", output)
+        lab = self.record("erin")["labs"]["07_last_warp"]
+        self.assertEqual((lab["sanitizer"]["status"], lab["score"]["correctness"]), ("sanitizer not available", 10.0))
+
+    def test_self_check_grades_one_labs_folder_and_fails_unless_all_pass(self):
+        labs = Path(self.tmp.name) / "labs"
+        shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
+        status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
+                                      FakeToolchain({}))
+        self.assertEqual(status, 0, output)
+        (labs / "05_sequential" / "sequential.cu").write_text("no markers here\n", encoding="utf-8")
+        status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
+                                      FakeToolchain({}))
+        self.assertEqual(status, 1)
+        self.assertIn("05_sequential: COMPILE_ERROR", output)
+        self.assertIn("BEGIN STUDENT CODE", output)
+
+    def test_labs_and_student_selection(self):
+        status, _ = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--labs",
+                                  "01,05", "--student", "carol,dave", "--no-bench", "--no-sanitizer"],
+                                 FakeToolchain(self.expected))
+        self.assertEqual(status, 0)
+        self.assertEqual(sorted(p.stem for p in (self.out / "students").glob("*.json")), ["carol", "dave"])
+        self.assertEqual(list(self.record("carol")["labs"]), ["01_host_sum", "05_sequential"])
+        with open(self.out / "gradebook.csv", encoding="utf-8") as handle:
+            self.assertEqual(handle.readline().strip(), "student,01_host_sum,05_sequential,total")
+
+    def test_an_unknown_lab_is_a_usage_error(self):
+        status, _ = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--labs", "42"],
+                                 FakeToolchain(self.expected))
+        self.assertEqual(status, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

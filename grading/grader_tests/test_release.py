@@ -1,0 +1,136 @@
+"""The student release: the leak check on small fake trees, the presets, and a release of the real
+repository (without the compiled reference modules) that must come out clean."""
+
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+from grader_tests.helpers import REPO
+from grader.release import (GRADER_CMAKE_MARKER, make_release, release_leaks, student_grading_cmake,
+                            student_presets)
+
+SKELETON = """#include <reduction/lab.hpp>
+namespace {
+constexpr int kBlockThreads = 256;  // threads per block of every launch
+// ==== BEGIN STUDENT CODE ====
+// TODO(lab 05): write the kernel
+template <typename T>
+void reduce_sum(const T* d_in, std::size_t num_items, T* d_out) { reduction::not_implemented(5); }
+// ==== END STUDENT CODE ====
+}  // namespace
+"""
+REGION = """// Fixes: lab 04's modulo; whole warps drop out of the tree.
+template <typename T>
+__global__ void reduce_sequential(const T* __restrict__ d_in, std::size_t num_items, T* d_partials) {
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) partial[tid] += partial[tid + s];
+    __syncthreads();  // this step's sums are written before the next step reads them
+  }
+}
+"""
+
+
+class FakeRepo:
+    """labs/05_sequential/sequential.cu and solutions/05_sequential/sequential.cu, plus a release dir."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        for folder, region in (("labs", None), ("solutions", REGION)):
+            path = root / "repo" / folder / "05_sequential" / "sequential.cu"
+            path.parent.mkdir(parents=True)
+            text = SKELETON if region is None else SKELETON.replace(
+                "// TODO(lab 05): write the kernel\ntemplate <typename T>\n"
+                "void reduce_sum(const T* d_in, std::size_t num_items, T* d_out) { reduction::not_implemented(5); }\n",
+                region)
+            path.write_text(text, encoding="utf-8")
+        self.release = root / "release"
+        (self.release / "labs" / "05_sequential").mkdir(parents=True)
+        (self.release / "labs" / "05_sequential" / "sequential.cu").write_text(SKELETON, encoding="utf-8")
+        (self.release / "README.md").write_text("Use `s >>= 1`, not `s >> 1`.\n", encoding="utf-8")
+
+    def leaks(self):
+        return release_leaks(self.release, repo=self.root / "repo")
+
+    def add(self, relative, text):
+        path = self.release / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+
+
+class TestLeakCheck(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.repo = FakeRepo(Path(self.tmp.name))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_a_clean_release_passes(self):
+        self.assertEqual(self.repo.leaks(), [])
+
+    def test_a_region_copied_with_other_whitespace_is_found(self):
+        self.repo.add("docs/notes.md", "Here is how:\n" + "\n\n".join("    " + line for line in REGION.splitlines()))
+        problems = self.repo.leaks()
+        self.assertEqual(len(problems), 1)
+        self.assertIn("docs/notes.md: contains the student region of solutions/05_sequential/sequential.cu", problems[0])
+
+    def test_a_few_distinctive_lines_are_enough(self):
+        self.repo.add("labs/05_sequential/README.md",
+                      "for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+                      "if (tid < s) partial[tid] += partial[tid + s];\n"
+                      "// Fixes: lab 04's modulo; whole warps drop out of the tree.\n")
+        self.assertIn("distinctive line(s)", "\n".join(self.repo.leaks()))
+
+    def test_one_line_in_a_text_is_not_a_leak(self):
+        self.repo.add("labs/05_sequential/README.md", "The loop: `for (unsigned s = blockDim.x / 2; s > 0; s >>= 1)`\n")
+        self.assertEqual(self.repo.leaks(), [])
+
+    def test_solutions_and_examples_paths_are_leaks(self):
+        self.repo.add("solutions/README.md", "nothing secret\n")
+        self.repo.add("examples/submissions/alice/labs/05_sequential/sequential.cu", SKELETON)
+        problems = "\n".join(self.repo.leaks())
+        self.assertIn("solutions/README.md: a solutions/ path", problems)
+        self.assertIn("examples/submissions/alice/labs/05_sequential/sequential.cu: a examples/ path", problems)
+
+    def test_binary_modules_are_not_read(self):
+        self.repo.add("reference/lab05_sequential.so", b"\x7fELF\0\0" + REGION.encode())
+        self.assertEqual(self.repo.leaks(), [])
+
+
+class TestReleaseParts(unittest.TestCase):
+    def test_only_the_student_presets_remain_with_the_release_references(self):
+        presets = json.loads((REPO / "CMakePresets.json").read_text(encoding="utf-8"))
+        result = student_presets(presets)
+        names = {p["name"] for kind in ("configurePresets", "buildPresets", "testPresets", "workflowPresets")
+                 for p in result.get(kind, [])}
+        self.assertIn("student", names)
+        self.assertFalse([name for name in names if "solution" in name or name == "ci"], names)
+        student = next(p for p in result["configurePresets"] if p["name"] == "student")
+        self.assertEqual(student["cacheVariables"]["REDUCTION_REFERENCE_DIR"], "${sourceDir}/reference")
+        self.assertEqual(student["cacheVariables"]["REDUCTION_BUILD_SOLUTIONS"], "OFF")
+
+    def test_the_grader_block_is_cut_from_the_grading_cmake(self):
+        text = "add_test(NAME harness.cpu COMMAND x)\n\n" + GRADER_CMAKE_MARKER + "\nadd_test(NAME grader.unit)\n"
+        self.assertEqual(student_grading_cmake(text), "add_test(NAME harness.cpu COMMAND x)\n")
+
+
+class TestRealRelease(unittest.TestCase):
+    def test_a_release_of_this_repository_leaks_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "release"
+            files = make_release(None, out, with_modules=False, log=lambda text: None)
+            self.assertEqual(release_leaks(out), [])
+            self.assertIn("grading/grade.py", files)
+            self.assertIn("grading/skeletons/01_host_sum/host_sum.cpp", files)
+            self.assertIn("CMakePresets.json", files)
+            self.assertFalse([f for f in files if f.startswith(("solutions/", "examples/", "grading/grader_tests/"))
+                              or f == "grading/release.py"])
+            self.assertNotIn(GRADER_CMAKE_MARKER, (out / "grading" / "CMakeLists.txt").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    unittest.main()
