@@ -75,10 +75,16 @@ CLASS = {
         }),
     "carol": Student(
         "the course notes' `s >> 1` (for `s >>= 1`) in lab 05: the kernel never terminates; "
-        "hands in the flat layout (carol/NN_name/<file>, no labs/)",
+        "an out-of-bounds read in lab 06; hands in the flat layout (carol/NN_name/<file>, no labs/)",
         layout="flat",
         planted={"05_sequential": Planted("TIMEOUT", "`s >> 1` never changes s: the watchdog reports a timeout",
-                                          edits=((r"\bs >>= 1\b", "s >> 1"),))}),
+                                          edits=((r"\bs >>= 1\b", "s >> 1"),)),
+                 "06_first_add": Planted("PASSED", "loads the partner element before checking it is in range: "
+                                                   "right sums, but memcheck reports the out-of-bounds read",
+                                         edits=((r"  if \(j < num_items\) sum \+= d_in\[j\];\n",
+                                                 "  const T partner = d_in[j];  // load first, check after\n"
+                                                 "  if (j < num_items) sum += partner;\n"),),
+                                         hazards=("memcheck",))}),
     "dave": Student(
         "never did lab 01 (the untouched skeleton); drops the tail in lab 06 (grid = n / 512, at least 1)",
         planted={"06_first_add": Planted("WRONG_ANSWER", "first failure at n = 1023: only the first 512 elements "

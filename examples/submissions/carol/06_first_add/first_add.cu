@@ -30,7 +30,8 @@ __global__ void reduce_first_add(const T* __restrict__ d_in, std::size_t num_ite
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
   const std::size_t j = i + blockDim.x;  // the partner in the chunk's second half
   T sum = i < num_items ? d_in[i] : T{0};
-  if (j < num_items) sum += d_in[j];
+  const T partner = d_in[j];  // load first, check after
+  if (j < num_items) sum += partner;
   partial[tid] = sum;
   __syncthreads();
 
