@@ -99,9 +99,10 @@ struct Workload {
   std::int32_t expected_int = 0;
 
   explicit Workload(std::size_t count)
-      : n(count), host(make_input<T>(Pattern::uniform_positive, count, default_seed())), input(count), outputs(4),
+      : n(count), host(make_input<T>(Pattern::mixed_sign, count, default_seed())), input(count), outputs(4),
         temp(guaranteed_temp_storage_bytes(count)), expected(reference_sum(host)) {
     input.upload(host);
+    REDUCTION_CHECK(cudaDeviceSynchronize());  // the upload is on the legacy stream: finish it first
     if constexpr (std::is_same_v<T, int>) expected_int = exact_int_sum(host);
   }
 

@@ -148,6 +148,7 @@ Timing Timer::time_host(const std::function<void()>& run) {
 ReadRoof::ReadRoof(std::size_t max_bytes) : data_(max_bytes + 16), sink_(2) {
   REDUCTION_CHECK(cudaMemset(data_.get(), 0x5A, data_.bytes()));
   REDUCTION_CHECK(cudaMemset(sink_.get(), 0, sink_.bytes()));
+  REDUCTION_CHECK(cudaDeviceSynchronize());  // legacy-stream memsets: done before any timed launch
   int blocks_per_sm = 0;
   REDUCTION_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_roof_kernel, kRoofThreads, 0));
   grid_ = std::max(1, blocks_per_sm) * query_device_info().sm_count;

@@ -35,6 +35,10 @@ class DeviceCase {
                  bool check_input, const std::string& what) {
     input_.upload_prefix(host_input);
     if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(T), cudaMemcpyHostToDevice));
+    // The copies and the scratch poisoning ran on the legacy default stream, which does not
+    // order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may return
+    // before its DMA lands): wait for all of it before the lab runs.
+    REDUCTION_CHECK(cudaDeviceSynchronize());
     LabRun<T> run;
     run_with_deadline(
         [&] {
