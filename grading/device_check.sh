@@ -3,7 +3,7 @@
 #   test      ctest, default labels            large     ctest, label large (2^31 + 7)
 #   sanitize  ctest, label sanitize            aa        the A/A check at 2^24
 #   bench     the references, CUB and the roof  grade     the grader over examples/submissions
-#   profile   ncu on a few labs' references
+#   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
 # Full logs go to $OUT/logs.tar.gz (default ./device-out); a short table is printed last.
 #
 #   bash grading/device_check.sh [--stages test,sanitize,aa,bench] [--labs 02,05] [--sizes 2^24,2^28]
@@ -63,11 +63,18 @@ if wants bench; then
 fi
 if wants grade; then
   t0=$SECONDS
-  step grade grade.log "$py" grading/grade.py examples/submissions --build-dir "$build" --out "$out/grade" --force --no-build
+  step grade grade.log timeout "${GRADE_TIMEOUT:-480}" "$py" grading/grade.py examples/submissions --build-dir "$build" \
+    --out "$out/grade" --force --no-build
   note "grading took $((SECONDS - t0)) s for $(ls examples/submissions | wc -l) students"
   tail -n 12 "$logs/grade.log" >>"$summary"
   "$py" plots/reduction_plots.py "$out/grade/timings.csv" --out "$out/grade/plots" >>"$logs/plots.log" 2>&1
   tar -czf "$out/grade.tar.gz" -C "$out" grade && rm -rf "$out/grade"
+fi
+if wants classic; then  # what a student sees from racecheck on the classic volatile-only last warp
+  compute-sanitizer --tool racecheck --print-limit 6 "$build/grading/reduction_lab_tests" \
+    --lab="$build/grading/fixtures/lab07_classic_volatile.so" --gtest_filter=Small.int_mixed_sign_n2049 \
+    >"$out/racecheck_classic.txt" 2>&1
+  note "classic volatile last warp under racecheck: exit $? ($(grep -c 'Error: Race' "$out/racecheck_classic.txt") race reports shown)"
 fi
 if wants profile; then
   for lab in ${profile_labs//,/ }; do

@@ -25,6 +25,8 @@ ROWS = [
     ("DRAM throughput, % of peak", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "%", None),
     ("active threads per warp instruction (of 32; warp execution efficiency)",
      "smsp__thread_inst_executed_per_inst_executed.ratio", "", {4, 5, 6}),
+    ("threads doing work per warp instruction (of 32; predicated-off threads not counted)",
+     "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio", "", {4, 5, 6}),
     ("shared-memory bank conflicts, loads", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "", {4, 5}),
     ("shared-memory bank conflicts, stores", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "", {4, 5}),
     ("barrier stall share (stall_sync then; % of warp stalls at __syncthreads)", "derived:barrier_share", "%",
@@ -79,13 +81,38 @@ def parse_ncu_csv(text):
     return kernels
 
 
+PREFIXES = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+TIMES = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3,
+         "s": 1.0, "second": 1.0, "cycle": None}
+TARGETS = {"us": (1e-6, "time"), "MB": (1e6, "bytes"), "GB/s": (1e9, "rate")}
+
+
+def unit_in_base(unit):
+    """ncu's unit string ('nsecond', 'ns', 'Mbyte', 'MB', 'byte/second', 'Gbyte/s', ...) as a factor
+    to seconds, bytes or bytes per second, and its kind; (None, None) for anything else."""
+    unit = (unit or "").strip()
+    numerator, _, denominator = unit.partition("/")
+    if not denominator and numerator in TIMES and TIMES[numerator]:
+        return TIMES[numerator], "time"
+    for name in ("byte", "B"):
+        if numerator.endswith(name) and numerator[: -len(name)] in PREFIXES:
+            factor = PREFIXES[numerator[: -len(name)]]
+            if not denominator:
+                return factor, "bytes"
+            if TIMES.get(denominator):
+                return factor / TIMES[denominator], "rate"
+    return None, None
+
+
 def scale(value, unit, source_unit):
-    """Converts ncu's units to the table's."""
-    factors = {("us", "nsecond"): 1e-3, ("us", "usecond"): 1, ("us", "msecond"): 1e3,
-               ("MB", "byte"): 1e-6, ("MB", "Kbyte"): 1e-3, ("MB", "Mbyte"): 1, ("MB", "Gbyte"): 1e3,
-               ("GB/s", "byte/second"): 1e-9, ("GB/s", "Kbyte/second"): 1e-6, ("GB/s", "Mbyte/second"): 1e-3,
-               ("GB/s", "Gbyte/second"): 1, ("GB/s", "Tbyte/second"): 1e3}
-    return value * factors.get((unit, source_unit), 1)
+    """Converts a value from ncu's unit to the table's (us, MB, GB/s); others pass through."""
+    if unit not in TARGETS:
+        return value
+    factor, kind = unit_in_base(source_unit)
+    target_factor, target_kind = TARGETS[unit]
+    if factor is None or kind != target_kind:
+        raise ValueError(f"unexpected unit '{source_unit}' for a value shown in {unit}")
+    return value * factor / target_factor
 
 
 def kernel_values(record):
@@ -94,8 +121,14 @@ def kernel_values(record):
         if metric.startswith("derived:"):
             continue
         value = to_number(record.get(metric))
-        if value is not None:
-            values[metric] = scale(value, unit, record["_units"].get(metric, ""))
+        if value is None:
+            continue
+        source_unit = record["_units"].get(metric, "")
+        try:
+            values[metric] = scale(value, unit, source_unit)
+        except ValueError as problem:  # show the number as ncu gave it rather than a wrong one
+            print(f"warning: {metric}: {problem}; shown in {source_unit}", file=sys.stderr)
+            values[metric] = value
     stalls = {r: to_number(record.get(STALL_METRIC.format(r))) for r in STALL_REASONS}
     total = sum(v for v in stalls.values() if v)
     if total and stalls.get("barrier") is not None:
