@@ -26,7 +26,7 @@ DEFAULTS: dict = {
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 4, "large": False},
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],
-        "cases": ["Small.int_mixed_sign_n2049", "Small.float_uniform_positive_n1025", "Small.int_small_integers_n33"],
+        "cases": ["Small.int_mixed_sign_n2049", "Small.float_uniform_positive_n1025", "Small.int_small_integers_n33", "Small.float_mixed_sign_n65535"],
         "timeout_s": 600.0,
         "call_timeout_s": 300.0,
         "penalty": {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5},
