@@ -49,8 +49,7 @@ std::string diagnose_int_sum(const std::vector<int>& input, std::int32_t got, st
     }
   }
   for (std::size_t block = 32; block <= 4096 && block < n; block *= 2) {
-    if (wrapped_sum_if(input, n, always, block) != got &&
-        wrapped_sum_if(input, std::min(n, block), always, block) == got) {
+    if (wrapped_sum_if(input, block, always, block) == got) {  // callers pass a wrong result only
       hint << "the result equals the sum of the first " << block << " elements only: just one "
            << "block's partial reached the output (the other blocks' partials were not combined)";
       return hint.str();
