@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Checks what the build, the tests, the plots and the grader need, before anything is built.
+# As root on Debian/Ubuntu it installs what is missing with apt-get (the way CI does); otherwise
+# it stops at once and prints the exact command to run. Sourced by tools/test.sh and
+# tools/grade-example.sh; it also puts /usr/local/cuda/bin on PATH when nvcc is only there.
+#   bash tools/bootstrap.sh            # check (and install as root), exit 0 when ready
+
+reduction_bootstrap() {
+  local missing=() problems=()
+  if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH=/usr/local/cuda/bin:$PATH
+  fi
+  command -v nvcc >/dev/null ||
+    problems+=("nvcc not found: install the CUDA Toolkit 12.x or 13.x (https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH")
+  if ! command -v cmake >/dev/null; then
+    missing+=(cmake)
+  else
+    local version
+    version=$(cmake --version | awk 'NR == 1 {print $3}')
+    printf '3.25\n%s\n' "$version" | sort -V -C ||
+      problems+=("CMake $version is too old: 3.25 or newer is needed (https://cmake.org/download/)")
+  fi
+  command -v ninja >/dev/null || missing+=(ninja-build)
+  # GoogleTest: the distribution's package, one installed under /usr/local, or one CMake is
+  # pointed at with GTest_DIR / GTEST_ROOT.
+  [ -f /usr/include/gtest/gtest.h ] || [ -f /usr/local/include/gtest/gtest.h ] ||
+    [ -n "${GTest_DIR:-}${GTEST_ROOT:-}" ] || missing+=(libgtest-dev)
+  # The plots need matplotlib; Debian's python3-matplotlib installs for /usr/bin/python3, which
+  # the build finds even when another python3 comes first on PATH.
+  local python_ok=
+  for candidate in "$(command -v python3)" /usr/bin/python3; do
+    [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null && python_ok=1 && break
+  done
+  [ -n "$python_ok" ] || missing+=(python3-matplotlib)
+  command -v bwrap >/dev/null || missing+=(bubblewrap)   # the grader's sandbox for student code
+
+  if [ ${#problems[@]} -gt 0 ]; then
+    printf 'bootstrap: %s\n' "${problems[@]}" >&2
+  fi
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "bootstrap: installing ${missing[*]} (apt-get)"
+      export DEBIAN_FRONTEND=noninteractive
+      if ! { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }; then
+        echo "bootstrap: apt-get could not install ${missing[*]}; install them and run this again" >&2
+        return 1
+      fi
+    else
+      echo "bootstrap: missing ${missing[*]}. Install them first (Debian 12 / Ubuntu 24.04):" >&2
+      echo "    sudo apt-get install -y ${missing[*]}" >&2
+      return 1
+    fi
+  fi
+  [ ${#problems[@]} -eq 0 ]
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  reduction_bootstrap
+  echo "bootstrap: everything the build needs is here"
+fi
