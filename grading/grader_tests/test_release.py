@@ -83,7 +83,10 @@ class TestLeakCheck(unittest.TestCase):
                       "for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
                       "if (tid < s) partial[tid] += partial[tid + s];\n"
                       "// Fixes: lab 04's modulo; whole warps drop out of the tree.\n")
-        self.assertIn("distinctive line(s)", "\n".join(self.repo.leaks()))
+        problems = "\n".join(self.repo.leaks())
+        self.assertIn("labs/05_sequential/README.md: contains 3 distinctive line(s) of "
+                      "solutions/05_sequential/sequential.cu", problems)
+        self.assertNotIn("partial[tid]", problems, "a leak report must name the file, never quote the solution")
 
     def test_one_line_in_a_text_is_not_a_leak(self):
         self.repo.add("labs/05_sequential/README.md", "The loop: `for (unsigned s = blockDim.x / 2; s > 0; s >>= 1)`\n")

@@ -2,6 +2,7 @@
 // lab's own tests, and runs them. --expect-not-implemented turns it into the skeleton check:
 // it passes only if the lab's tests fail, all with "not implemented yet".
 #include "lab_suite.hpp"
+#include "not_implemented_printer.hpp"
 
 #include <reduction/device_info.hpp>
 
@@ -96,12 +97,14 @@ int main(int argc, char** argv) {
 
     auto* collector = new FailureCollector;  // owned by gtest's listener list
     ::testing::UnitTest::GetInstance()->listeners().Append(collector);
+    const auto* printer = reduction::testing::NotImplementedPrinter::install("lab " + lab.folder().substr(0, 2));
     std::atexit(report_unexpected_exit);
     const int status = RUN_ALL_TESTS();
     tests_finished() = true;
     std::printf("REDUCTION-TESTS-COMPLETE\n");
 
     const auto& unit = *::testing::UnitTest::GetInstance();
+    if (printer != nullptr && !printer->summary(unit).empty()) std::printf("%s\n", printer->summary(unit).c_str());
     if (lab.runs_on_device() && !gpu) return kSkippedExitCode;
     if (expect_not_implemented) return check_skeleton(*collector, unit);
     return status;
