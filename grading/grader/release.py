@@ -2,12 +2,14 @@
 
     python3 grading/release.py --build-dir BUILD --out DIR [--no-modules] [--force]
 
-DIR gets: labs/ (skeletons and lab texts), common/, grading/ (the test sources and their CMake,
-grade.py and the grader for --self, pristine copies of the skeletons in grading/skeletons/, the
-student tools), plots/, docs/, CMakeLists.txt, a CMakePresets.json with only the student preset
-(REDUCTION_REFERENCE_DIR = the release's reference/), README.md, and reference/*.so: the
-reference solutions as compiled modules only, for the benchmark's comparison. No solutions/, no
-examples/, no grader tests, no reference source.
+DIR gets: labs/ (skeletons and lab texts, as committed in git: a working tree's solved lab never
+ships), common/, grading/ (the test sources and their CMake, grade.py and the grader for --self,
+pristine copies of the skeletons in grading/skeletons/, the student tools), plots/, docs/,
+tools/ (the prerequisite check and the test command), CMakeLists.txt, a CMakePresets.json with
+only the student presets (REDUCTION_REFERENCE_DIR = the release's reference/), the students'
+README.md (from docs/student/README.md), and reference/*.so: the reference solutions as compiled
+modules only, for the benchmark's comparison. No solutions/, no examples/, no grader tests, no
+reference source.
 
 release_leaks(DIR) fails the release when any file holds a solution's student region (compared
 with whitespace collapsed) or several of its distinctive lines, or when a path names solutions/
@@ -17,10 +19,13 @@ or examples/.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import shutil
+import subprocess
 import sys
+import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +33,10 @@ from .manifest import GraderError, load_manifest
 from .submission import RegionError, split_regions
 
 REPO = Path(__file__).resolve().parent.parent.parent
-TOP_LEVEL = ["labs", "common", "plots", "docs", "CMakeLists.txt", "README.md"]
+TOP_LEVEL = ["common", "plots", "docs", "tools", "CMakeLists.txt"]
+STUDENT_README = "docs/student/README.md"   # the release's README.md: the repository's is the instructors'
+# Instructor-only parts of the top level: the template (it becomes README.md) and the main job.
+TOP_LEVEL_EXCLUDE = ("docs/student", "tools/grade-example.sh")
 # Instructor-only parts of grading/: this script, the grader's own tests (they need examples/),
 # and the test fixtures (full lab implementations, e.g. the deliberately racy lab 07, that give
 # solutions away).
@@ -60,15 +68,35 @@ class Fingerprint:
         return max(1, min(3, (len(self.distinctive) + 1) // 2))
 
 
+def committed_tree(repo: Path, folder: str) -> dict[str, bytes]:
+    """`folder` as committed at HEAD ({path: content}), whatever the working tree holds."""
+    try:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "HEAD", "--", folder],
+                                 capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = exc.stderr.decode(errors="replace").strip() if isinstance(exc, subprocess.CalledProcessError) else exc
+        raise GraderError(f"cannot read the committed {folder}/ from git in {repo} ({detail}): the release is "
+                          "built from the committed skeletons, so run release.py in a git checkout") from None
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            if member.isfile():
+                files[member.name] = tar.extractfile(member).read()
+    return files
+
+
 def solution_fingerprints(repo: Path = REPO) -> list[Fingerprint]:
     """What each solution file would leave in a leaked copy: its region and its distinctive lines
-    (lines of at least 24 characters that no skeleton and no common/ header has)."""
+    (lines of at least 24 characters that no committed skeleton and no common/ header has)."""
     repo = Path(repo)
     public: set[str] = set()
-    for folder in (repo / "labs", repo / "common"):
-        for path in folder.rglob("*") if folder.is_dir() else []:
-            if path.is_file() and path.suffix in SOURCE_SUFFIXES:
-                public |= _norm_lines(path.read_text(encoding="utf-8", errors="replace"))
+    for name, content in committed_tree(repo, "labs").items():
+        if name.endswith(SOURCE_SUFFIXES):
+            public |= _norm_lines(content.decode("utf-8", errors="replace"))
+    common = repo / "common"
+    for path in common.rglob("*") if common.is_dir() else []:
+        if path.is_file() and path.suffix in SOURCE_SUFFIXES:
+            public |= _norm_lines(path.read_text(encoding="utf-8", errors="replace"))
     prints = []
     solutions = repo / "solutions"
     for path in sorted(solutions.rglob("*")) if solutions.is_dir() else []:
@@ -119,10 +147,6 @@ def release_leaks(release_dir: Path, repo: Path = REPO) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # building the release
-
-
-def _copy_tree(source: Path, target: Path) -> None:
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*SKIP_NAMES), dirs_exist_ok=True)
 
 
 def student_presets(presets: dict, reference_dir: str = "${sourceDir}/reference") -> dict:
@@ -187,20 +211,30 @@ def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, r
             raise GraderError(f"{out}: exists and is not empty (use --force to replace it)")
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    for name in TOP_LEVEL:
-        source = repo / name
-        if source.is_dir():
-            _copy_tree(source, out / name)
-        elif source.is_file():
-            shutil.copy2(source, out / name)
-        elif name == "README.md":
-            (out / name).write_text("# reduction-labs\n\nSee labs/*/README.md for each lab.\n", encoding="utf-8")
-    grading = out / "grading"
+    # labs/ from git, not from the working tree: an instructor's solved or half-edited lab must
+    # not become the students' skeleton (nor the pristine copy --self grades against).
+    labs = committed_tree(repo, "labs")
+    modified = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "labs"],
+                              capture_output=True, text=True).stdout.strip()
+    if modified:
+        log("note: labs/ has uncommitted changes; the release takes the committed skeletons (HEAD)")
+    for name, content in labs.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(content)
 
     def ignore(directory, names):
         relative = Path(directory).relative_to(repo).as_posix()
-        return {name for name in names if name in SKIP_NAMES or f"{relative}/{name}" in RELEASE_EXCLUDE}
+        excluded = RELEASE_EXCLUDE + TOP_LEVEL_EXCLUDE
+        return {name for name in names if name in SKIP_NAMES or f"{relative}/{name}" in excluded}
 
+    for name in TOP_LEVEL:
+        source = repo / name
+        if source.is_dir():
+            shutil.copytree(source, out / name, ignore=ignore, dirs_exist_ok=True)
+        elif source.is_file():
+            shutil.copy2(source, out / name)
+    shutil.copy2(repo / STUDENT_README, out / "README.md")
+    grading = out / "grading"
     shutil.copytree(repo / "grading", grading, ignore=ignore)
     cmake = grading / "CMakeLists.txt"
     cmake.write_text(student_grading_cmake(cmake.read_text(encoding="utf-8")), encoding="utf-8")
@@ -210,11 +244,11 @@ def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, r
             log(f"warning: the release's grading/CMakeLists.txt mentions {name}, which the release leaves out")
     # Pristine skeletons: grade.py --self splices a student's region into these, so edits
     # outside the region in their own labs/ are reported rather than graded.
-    for skeleton in sorted((repo / "labs").glob("*/*")):
-        if skeleton.suffix in SOURCE_SUFFIXES:
-            target = grading / "skeletons" / skeleton.parent.name / skeleton.name
+    for name, content in sorted(labs.items()):
+        if name.endswith(SOURCE_SUFFIXES):
+            target = grading / "skeletons" / Path(name).relative_to("labs")
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(skeleton, target)
+            target.write_bytes(content)
     presets = json.loads((repo / "CMakePresets.json").read_text(encoding="utf-8"))
     (out / "CMakePresets.json").write_text(json.dumps(student_presets(presets), indent=2) + "\n", encoding="utf-8")
     (out / ".gitignore").write_text("build/\n", encoding="utf-8")

@@ -2,6 +2,7 @@
 repository (without the compiled reference modules) that must come out clean."""
 
 import json
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -44,6 +45,10 @@ class FakeRepo:
                 "void reduce_sum(const T* d_in, std::size_t num_items, T* d_out) { reduction::not_implemented(5); }\n",
                 region)
             path.write_text(text, encoding="utf-8")
+        # release_leaks reads the committed skeletons: the fake repository is a git repository.
+        git = ["git", "-C", str(root / "repo"), "-c", "user.name=test", "-c", "user.email=test@example.com"]
+        for command in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "fake"]):
+            subprocess.run(git + command, check=True, capture_output=True)
         self.release = root / "release"
         (self.release / "labs" / "05_sequential").mkdir(parents=True)
         (self.release / "labs" / "05_sequential" / "sequential.cu").write_text(SKELETON, encoding="utf-8")
@@ -133,6 +138,23 @@ class TestRealRelease(unittest.TestCase):
             self.assertFalse([f for f in files if f.startswith(("solutions/", "examples/", "grading/grader_tests/"))
                               or f == "grading/release.py"])
             self.assertNotIn(GRADER_CMAKE_MARKER, (out / "grading" / "CMakeLists.txt").read_text(encoding="utf-8"))
+            self.assertEqual((out / "README.md").read_text(encoding="utf-8"),
+                             (REPO / "docs" / "student" / "README.md").read_text(encoding="utf-8"))
+            self.assertFalse([f for f in files if f.startswith("docs/student/") or f == "tools/grade-example.sh"])
+
+    def test_the_release_takes_the_committed_skeletons_not_a_solved_working_tree(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            clone = Path(tmp) / "clone"
+            subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, capture_output=True)
+            lab = Path("labs") / "01_host_sum" / "host_sum.cpp"
+            committed = (clone / lab).read_text(encoding="utf-8")
+            (clone / lab).write_text(committed.replace("TODO", "SOLVED BY THE INSTRUCTOR"), encoding="utf-8")
+            notes = []
+            make_release(None, Path(tmp) / "release", with_modules=False, repo=clone, log=notes.append)
+            self.assertEqual((Path(tmp) / "release" / lab).read_text(encoding="utf-8"), committed)
+            self.assertEqual((Path(tmp) / "release" / "grading" / "skeletons" / "01_host_sum" / "host_sum.cpp")
+                             .read_text(encoding="utf-8"), committed)
+            self.assertIn("labs/ has uncommitted changes", "\n".join(notes))
 
 
 if __name__ == "__main__":
