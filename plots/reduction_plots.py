@@ -11,15 +11,16 @@ import sys
 from plotting.by_lab import plot_by_lab
 from plotting.ladder import plot_ladder
 from plotting.per_student import plot_student
+from plotting.status import plot_status
 from plotting.style import file_stem
 from plotting.sweep import plot_sweep
-from plotting.timings import (DEFAULT_N, DEFAULT_TYPE, ELEMENT_BYTES, REFERENCE, NoDataError, RunInfo,  # noqa: F401
+from plotting.timings import (DEFAULT_N, add_grader_verdicts, DEFAULT_TYPE, ELEMENT_BYTES, REFERENCE, NoDataError, RunInfo,  # noqa: F401
                               Timing, TimingsError, bandwidth_gbps, find_sidecar, lab_order, ladder_speedups,
                               load_sidecar, load_timings, run_info, student_names)
 
 import matplotlib  # noqa: E402
 
-FIGURES = ("by-lab", "ladder", "per-student", "sweep")
+FIGURES = ("status", "by-lab", "ladder", "per-student", "sweep")
 FORMATS = ("png", "svg", "pdf")
 
 
@@ -73,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _figures_for(name, rows, args, info):
     """(file stem, figure) pairs for one --figures entry; figures are drawn lazily, one at a time."""
     common = {"n": args.n, "dtype": args.dtype, "info": info}
-    if name == "by-lab":
+    if name == "status":
+        yield "status", plot_status(rows, anonymize=args.anonymize, **common)
+    elif name == "by-lab":
         yield "by_lab", plot_by_lab(rows, anonymize=args.anonymize, **common)
     elif name == "ladder":
         yield "ladder", plot_ladder(rows, student=args.student, anonymize=args.anonymize, **common)
@@ -86,7 +89,7 @@ def _figures_for(name, rows, args, info):
 
 
 def _run(args) -> list[str]:
-    rows = load_timings(args.timings)
+    rows = add_grader_verdicts(load_timings(args.timings), args.timings)
     sidecar_path = args.json or find_sidecar(args.timings)
     info = run_info(rows, load_sidecar(sidecar_path) if sidecar_path else None)
     if args.student is not None and args.student not in student_names(rows):

@@ -5,14 +5,16 @@ from __future__ import annotations
 import matplotlib
 from matplotlib.figure import Figure
 
-from .style import (STUDENT_MARKERS, _draw_baselines, _label_lab_axis,
-                    _lab_figure_width, _legend_outside, _log_limits, _mark_top, _new_axes, _note_top, describe)
+from .style import (NOT_RUN_COLOR, STUDENT_MARKERS, _draw_baselines, _label_lab_axis, _lab_figure_width,
+                    _legend_outside, _log_limits, _mark_not_run, _mark_top, _new_axes, _note_top, describe)
 from .timings import (DEFAULT_N, DEFAULT_TYPE, REFERENCE, cells_by_student_and_lab, display_names, lab_order,
-                      run_info, select)
+                      require_measured, run_info, select)
+
 
 def plot_by_lab(rows, n=DEFAULT_N, dtype=DEFAULT_TYPE, anonymize=False, info=None) -> Figure:
     """Each student's median per lab as jittered points, the reference as a bar-width line, CUB and roof lines."""
     chosen = select(rows, n, dtype)
+    require_measured(chosen, n, dtype)
     labs, names = lab_order(chosen), display_names(rows, anonymize)
     cells = cells_by_student_and_lab(chosen)
     figure, ax = _new_axes(_lab_figure_width(len(labs)) + 1.5)
@@ -57,17 +59,20 @@ def _draw_student_points(ax, labs, names, cells):
 
 
 def _draw_lab_failures(ax, labs, names, cells):
-    failed_xs = []
+    failed_xs, not_run_xs = [], []
     for x, lab in enumerate(labs):
-        failed = [i for i, s in enumerate(names) if (s, lab) in cells and not cells[(s, lab)].ok]
+        failed = [i for i, s in enumerate(names) if (s, lab) in cells and cells[(s, lab)].failed]
+        not_run = [i for i, s in enumerate(names) if (s, lab) in cells and cells[(s, lab)].not_run]
         missing = [s for s in names if (s, lab) not in cells]
         failed_xs += [x + _student_offset(i, len(names)) for i in failed]
+        not_run_xs += [x + _student_offset(i, len(names)) for i in not_run]
         lines = [f"{len(failed)} failed"] * bool(failed) + [f"{len(missing)} missing"] * bool(missing)
         reference = cells.get((REFERENCE, lab))
         if reference is not None and not reference.ok:
             lines.append(f"reference {reference.status}")
         if lines:
             _note_top(ax, x, "\n".join(lines))
+        elif not_run:
+            _note_top(ax, x, f"{len(not_run)} not run", NOT_RUN_COLOR)
     _mark_top(ax, failed_xs, "failed run (status ≠ ok)")
-
-
+    _mark_not_run(ax, not_run_xs)

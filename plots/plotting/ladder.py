@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from .style import (FAILED_COLOR, MISSING_COLOR, REFERENCE_COLOR, STUDENT_COLOR, TEXT_BACKDROP, _draw_baselines,
+from .style import (FAILED_COLOR, MISSING_COLOR, NOT_RUN_LABEL, REFERENCE_COLOR, STUDENT_COLOR, TEXT_BACKDROP, _draw_baselines,
                     _label_lab_axis, _lab_figure_width, _legend_outside, _log_limits, _mark_top, _new_axes, _note_top,
-                    _require_student, _unsuccessful_labs, _ok_time, _baseline_values, describe, format_us)
-from .timings import (DEFAULT_N, DEFAULT_TYPE, REFERENCE, NoDataError, cells_by_student_and_lab, display_names,
+                    _require_student, _unsuccessful_labs, _ok_time, _baseline_values, _mark_not_run, describe,
+                    format_us, verdict_color, verdict_words)
+from .timings import (DEFAULT_N, DEFAULT_TYPE, NOT_RUN, PASSED, REFERENCE, NoDataError, cells_by_student_and_lab, display_names,
                       lab_order, ladder_speedups, run_info, select)
 
 def plot_ladder(rows, n=DEFAULT_N, dtype=DEFAULT_TYPE, student=None, anonymize=False, info=None) -> Figure:
@@ -68,8 +69,9 @@ def _draw_ladder_overlay(ax, labs, cells, student, shown):
     ax.plot(xs, ys, marker="D", linestyle="-", linewidth=1.2, color=STUDENT_COLOR, markersize=6,
             label=shown, zorder=4)
     failed = _unsuccessful_labs(labs, cells, student)
-    _mark_top(ax, [x for x, _ in failed], f"{shown}: failed or missing")
+    _mark_top(ax, [x for x, verdict in failed if verdict not in (NOT_RUN, PASSED)], f"{shown}: failed or missing")
+    _mark_not_run(ax, [x for x, verdict in failed if verdict == NOT_RUN], f"{shown}: {NOT_RUN_LABEL}")
     for x, verdict in failed:
-        _note_top(ax, x, verdict, FAILED_COLOR if verdict != "missing" else MISSING_COLOR)
+        _note_top(ax, x, verdict_words(verdict), verdict_color(verdict))
 
 

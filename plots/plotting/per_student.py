@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from .style import (FAILED_COLOR, MISSING_COLOR, REFERENCE_COLOR, STUDENT_COLOR, TEXT_BACKDROP, _draw_baselines,
+from .style import (REFERENCE_COLOR, STUDENT_COLOR, TEXT_BACKDROP, _draw_baselines,
                     _label_lab_axis, _lab_figure_width, _legend_outside, _log_limits, _mark_top, _new_axes,
-                    _require_student, _unsuccessful_labs, _ok_time, _baseline_values, describe)
-from .timings import (DEFAULT_N, DEFAULT_TYPE, REFERENCE, cells_by_student_and_lab, display_names, lab_order,
-                      run_info, select)
+                    _require_student, _unsuccessful_labs, _ok_time, _baseline_values, _mark_not_run, describe,
+                    verdict_color, verdict_words)
+from .timings import (DEFAULT_N, DEFAULT_TYPE, NOT_RUN, PASSED, REFERENCE, cells_by_student_and_lab, display_names,
+                      lab_order, require_measured, run_info, select)
 
 def plot_student(rows, student, n=DEFAULT_N, dtype=DEFAULT_TYPE, anonymize=False, info=None) -> Figure:
     """One student's median per lab next to the reference's (grouped bars); failed and missing labs named."""
     _require_student(rows, student)
     chosen = select(rows, n, dtype)
+    require_measured([t for t in chosen if t.student in (student, REFERENCE)], n, dtype)
     labs, cells = lab_order(chosen), cells_by_student_and_lab(chosen)
     shown = display_names(rows, anonymize)[student]
     reference = [_ok_time(cells.get((REFERENCE, lab))) for lab in labs]
@@ -51,11 +53,10 @@ def _draw_ratios(ax, reference, own):
 
 def _draw_student_failures(ax, labs, cells, student, shown):
     failed = _unsuccessful_labs(labs, cells, student)
-    _mark_top(ax, [x + 0.2 for x, _ in failed], f"{shown}: failed or missing")
+    _mark_top(ax, [x + 0.2 for x, verdict in failed if verdict not in (NOT_RUN, PASSED)], f"{shown}: failed or missing")
+    _mark_not_run(ax, [x + 0.2 for x, verdict in failed if verdict == NOT_RUN])
     for x, verdict in failed:
-        color = MISSING_COLOR if verdict == "missing" else FAILED_COLOR
         # Written where the missing bar would stand, so the gap explains itself.
-        ax.text(x + 0.2, 0.03, verdict, transform=ax.get_xaxis_transform(), rotation=90, ha="center",
-                va="bottom", fontsize=8, color=color, fontweight="bold", bbox=TEXT_BACKDROP)
-
-
+        ax.text(x + 0.2, 0.03, verdict_words(verdict), transform=ax.get_xaxis_transform(),
+                rotation=90, ha="center", va="bottom", fontsize=8, color=verdict_color(verdict),
+                fontweight="bold", bbox=TEXT_BACKDROP)

@@ -11,12 +11,17 @@ matplotlib.use("Agg")  # grading machines and CI have no display
 
 from matplotlib.figure import Figure  # noqa: E402  (must come after choosing the backend)
 
-from .timings import BASELINE_LABS, CUB, ROOF, RunInfo, TimingsError, baseline_us, student_names  # noqa: E402
+from .timings import BASELINE_LABS, CUB, NOT_RUN, PASSED, ROOF, RunInfo, TimingsError, baseline_us, student_names  # noqa: E402
 
 REFERENCE_COLOR = "#7f93ad"
 STUDENT_COLOR = "tab:orange"
 FAILED_COLOR = "tab:red"
 MISSING_COLOR = "dimgray"
+NOT_RUN_COLOR = "#4a78b5"   # not a failure: blue, a hollow circle, never the red x
+NOT_RUN_LABEL = "not run (no GPU)"
+NO_ROW = "missing"          # no row at all: the grader writes none for a MISSING lab
+PASSED_COLOR = "tab:green"
+PASSED_LABEL = "passed, not timed"
 # Neutral colours for the baselines so they never clash with lab or student colours. The roof
 # label goes under its line and CUB's over it: the two are close (CUB runs near the roof).
 BASELINE_STYLES = {
@@ -103,6 +108,22 @@ def _mark_top(ax, xs, label, color=FAILED_COLOR):
                 marker="x", markersize=8, markeredgewidth=2, color=color, label=label, clip_on=False)
 
 
+def _mark_not_run(ax, xs, label=NOT_RUN_LABEL):
+    """Hollow circles at the top for labs that were not run: neither a time nor a failure."""
+    if xs:
+        ax.plot(xs, [0.975] * len(xs), transform=ax.get_xaxis_transform(), linestyle="none", marker="o",
+                markersize=7, markerfacecolor="none", markeredgewidth=1.6, color=NOT_RUN_COLOR, label=label,
+                clip_on=False)
+
+
+def verdict_color(verdict) -> str:
+    return {NOT_RUN: NOT_RUN_COLOR, NO_ROW: MISSING_COLOR, PASSED: PASSED_COLOR}.get(verdict, FAILED_COLOR)
+
+
+def verdict_words(verdict) -> str:
+    return {NOT_RUN: "not run", PASSED: PASSED_LABEL}.get(verdict, verdict)
+
+
 def _note_top(ax, x, text, color=FAILED_COLOR):
     ax.text(x, 0.94, text, transform=ax.get_xaxis_transform(), ha="center", va="top", fontsize=7.5, color=color)
 
@@ -112,11 +133,12 @@ def _legend_outside(ax):
 
 
 def _verdict(cell):
-    return "missing" if cell is None else cell.status
+    return NO_ROW if cell is None else cell.status
 
 
 def _unsuccessful_labs(labs, cells, student):
-    """(x, verdict) for each lab where this student has no usable time, 'missing' when there is no row."""
+    """(x, verdict) for each lab where this student has no usable time, 'missing' when there is no row
+    (NOT_RUN included: callers mark it apart from the failures)."""
     return [(x, _verdict(cells.get((student, lab)))) for x, lab in enumerate(labs)
             if _ok_time(cells.get((student, lab))) is None]
 

@@ -7,6 +7,7 @@ import csv
 import json
 import math
 import os
+import platform
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ BASELINE = "baseline"
 CUB = "cub"
 ROOF = "roof"
 OK = "ok"
+NOT_RUN = "NOT_RUN"   # the grader's verdict for a GPU lab on a machine without a GPU
+PASSED = "PASSED"     # a lab that passed but has no time (lab 01 in a run without a GPU)
 BASELINE_LABS = (CUB, ROOF)
 ELEMENT_BYTES = {"int": 4, "float": 4}
 REQUIRED_COLUMNS = ("student", "lab", "type", "n", "median_us", "status")
@@ -55,6 +58,15 @@ class Timing:
     @property
     def ok(self) -> bool:
         return self.status == OK
+
+    @property
+    def not_run(self) -> bool:
+        return self.status == NOT_RUN
+
+    @property
+    def failed(self) -> bool:
+        """Neither a time, nor a lab that was not run or passed untimed."""
+        return self.status not in (OK, NOT_RUN, PASSED)
 
 
 @dataclass(frozen=True)
@@ -204,13 +216,53 @@ def load_sidecar(path) -> RunInfo:
 
 
 def run_info(rows, sidecar: RunInfo | None = None) -> RunInfo:
-    """GPU and date from the CSV columns, falling back to the sidecar, then to 'unknown'."""
+    """GPU and date from the CSV columns, falling back to the sidecar. With no GPU named anywhere:
+    when nothing was measured (a run without a GPU), this machine's CPU and "no GPU"; otherwise
+    "unknown GPU", since the times came from a GPU the file does not name."""
     sidecar = sidecar or RunInfo(gpu="", date="")
     gpus = [name for name, _ in Counter(t.gpu for t in rows if t.gpu).most_common()]
     dates = sorted({t.date for t in rows if t.date})
-    gpu = " / ".join(gpus) or sidecar.gpu or RunInfo.gpu
+    gpu = " / ".join(gpus) or sidecar.gpu
+    if not gpu:
+        gpu = f"no GPU (CPU: {cpu_model()})" if not any(t.ok for t in rows) else RunInfo.gpu
     date = (dates[0] if len(dates) == 1 else f"{dates[0]}..{dates[-1]}") if dates else (sidecar.date or RunInfo.date)
     return RunInfo(gpu=gpu, date=date)
+
+
+def add_grader_verdicts(rows, csv_path) -> list[Timing]:
+    """The grader writes no timings row for a lab that passed untimed (or is MISSING); its
+    students/*.json beside timings.csv say which. A PASSED row (no time) is added for each
+    passed lab without a row, so a figure shows it as passed, not as missing."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "students")
+    if not os.path.isdir(folder):
+        return rows
+    present = {(t.student, t.lab) for t in rows}
+    shapes = sorted({(t.type, t.n) for t in rows})
+    added = []
+    for name in sorted(os.listdir(folder)):
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                record = json.load(handle) if name.endswith(".json") else {}
+        except (OSError, json.JSONDecodeError):
+            continue  # not a grader record: its timings are what the CSV says
+        labs = record.get("labs") if isinstance(record, dict) else None
+        for lab, entry in (labs or {}).items():
+            key = (str(record.get("student", "")), lab)
+            if key[0] and key not in present and isinstance(entry, dict) and entry.get("verdict") == PASSED:
+                added += [Timing(row=0, student=key[0], lab=lab, type=kind, n=n, status=PASSED) for kind, n in shapes]
+    return rows + added
+
+
+def cpu_model() -> str:
+    """This machine's CPU as /proc/cpuinfo names it (Linux), else what platform knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.lower().startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def lab_order(rows) -> list[str]:
@@ -228,6 +280,14 @@ def display_names(rows, anonymize=False) -> dict[str, str]:
     if anonymize:
         return {name: f"student {index}" for index, name in enumerate(names, 1)}
     return {name: name for name in names}
+
+
+def require_measured(rows, n, dtype) -> None:
+    """A time figure draws measured data only: none at all is NoDataError, never empty axes."""
+    if not any(t.ok for t in rows):
+        not_run = sorted({t.lab for t in rows if t.not_run})
+        why = f" ({len(not_run)} labs not run: no GPU)" if not_run else ""
+        raise NoDataError(f"no measured times at n={n}, type={dtype}{why}; see the status figure")
 
 
 def select(rows, n, dtype) -> list[Timing]:
