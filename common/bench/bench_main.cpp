@@ -12,6 +12,7 @@
 #include <reduction/watchdog.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
@@ -293,14 +294,83 @@ void run_each_once(const std::vector<LabPair>& labs, std::size_t n) {
   }
 }
 
+// Without a GPU, host labs (lab 01) are still timed: on the host clock, one call at a time, with
+// neither CUB, the roof nor an L2 flush (GPU measurements), so no % of roof and no x CUB.
+template <typename T>
+void time_on_host(const LabPair& lab, std::size_t n, const std::string& type, const Options& options,
+                  std::vector<Row>& rows) {
+  const std::vector<T> input = make_input<T>(Pattern::mixed_sign, n, default_seed());
+  const ReferenceSum expected = reference_sum(input);
+  std::vector<std::pair<std::string, const LabModule*>> who;
+  if (lab.student) who.emplace_back(options.aa_check ? "A/A" : options.student_name, &*lab.student);
+  if (lab.reference) who.emplace_back("reference", &*lab.reference);
+  const std::size_t first = rows.size();
+  for (const auto& [name, module] : who) {
+    Row row = basic_row(name, lab.folder, type, n);
+    T got{};
+    const auto call = [&] { return module->template sum<T>(input.data(), n, &got, nullptr, 0, nullptr); };
+    LabCallResult result;
+    run_with_deadline([&] { result = call(); }, call_timeout_seconds(60.0), "lab " + lab.folder);
+    bool right = false;
+    if constexpr (std::is_same_v<T, int>) right = got == exact_int_sum(input);
+    else right = std::fabs(got - expected.sum) <= float_tolerance(module->float_error_depth(n), expected.sum_abs).bound;
+    if (!result.ok() || !right) {
+      row.status = "WRONG_ANSWER";
+      row.detail = result.ok() ? "wrong sum (run the tests: ctest -L lab" + lab.folder.substr(0, 2) + ")" : result.message;
+      rows.push_back(row);
+      continue;
+    }
+    std::vector<double> samples;
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    while (samples.size() < 10 || (elapsed() < options.budget_seconds && samples.size() < 1000)) {
+      const auto t0 = std::chrono::steady_clock::now();
+      call();
+      samples.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const SampleStats s = summarize(samples);
+    row.median_us = s.median;
+    row.min_us = s.min;
+    row.iqr_us = s.iqr();
+    row.gbps = static_cast<double>(n) * sizeof(T) / (s.median * 1e3);
+    row.samples = s.count;
+    rows.push_back(row);
+  }
+  if (rows.size() - first == 2 && rows[first].median_us && rows.back().median_us) {
+    rows[first].ref_median_us = rows.back().median_us;
+    rows[first].ratio_to_ref = *rows[first].median_us / *rows.back().median_us;
+  }
+}
+
+int run_without_gpu(const Options& options, const std::vector<LabPair>& labs) {
+  std::vector<std::string> gpu_labs;
+  for (const auto& lab : labs)
+    if ((lab.student ? *lab.student : *lab.reference).runs_on_device()) gpu_labs.push_back(lab.folder);
+  if (!gpu_labs.empty() || options.run_once || labs.empty()) {
+    std::cerr << "error: no CUDA GPU on this machine: GPU labs cannot be timed"
+              << (gpu_labs.empty() ? "" : " (asked for " + gpu_labs.front() + (gpu_labs.size() > 1 ? ", ..." : "") + ")")
+              << ". Without a GPU only lab 01, host code, runs: reduction_bench --labs 01\n";
+    return 2;
+  }
+  RunInfo info{DeviceInfo{}, today(), REDUCTION_VERSION, 0};
+  info.device.name = "no GPU (host CPU)";
+  std::cout << "device: none; lab 01 is timed on the host CPU, without CUB or the read roof (GPU measurements)\n";
+  std::vector<Row> rows;
+  for (const auto& type : options.types)
+    for (std::size_t n : options.sizes)
+      for (const auto& lab : labs) type == "int" ? time_on_host<int>(lab, n, type, options, rows)
+                                                 : time_on_host<float>(lab, n, type, options, rows);
+  if (!options.csv_path.empty()) write_csv(options.csv_path, rows, info);
+  if (!options.json_path.empty()) write_json(options.json_path, rows, info);
+  print_table(std::cout, rows);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   const auto options = parse_options(argc, argv);
   if (!options) return 0;
-  if (!cuda_device_available()) {
-    std::cerr << "error: reduction_bench needs a CUDA GPU and none is present\n";
-    return 2;
-  }
   const auto labs = load_labs(*options);
+  if (!cuda_device_available()) return run_without_gpu(*options, labs);
   if (options->run_once) {
     for (const auto& type : options->types)
       for (std::size_t n : options->sizes) type == "int" ? run_each_once<int>(labs, n) : run_each_once<float>(labs, n);
