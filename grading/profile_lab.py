@@ -139,8 +139,15 @@ def kernel_values(record):
     return values
 
 
-def profile(bench, lab, who, module_dirs, n, type_):
-    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+def find_ncu():
+    """Nsight Compute's command line: on PATH, or where the CUDA Toolkit installs it."""
+    for candidate in (shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def profile(ncu, bench, lab, who, module_dirs, n, type_):
     command = [ncu, "--clock-control", "none", "--kernel-name", "regex:reduce_", "--csv", "--page", "raw",
                "--metrics", ",".join(metric_names()), bench, "--run-once", "--labs", lab,
                "--sizes", str(n), "--types", type_]
@@ -148,7 +155,10 @@ def profile(bench, lab, who, module_dirs, n, type_):
         command += ["--references-only", "--reference-dir", module_dirs["reference"]]
     else:
         command += ["--student-dir", module_dirs["student"], "--reference-dir", ""]
-    result = subprocess.run(command, capture_output=True, text=True)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError as problem:  # found but not runnable (a broken install)
+        sys.exit(f"error: cannot run {ncu}: {problem}")
     if result.returncode != 0:
         sys.exit(f"error: ncu failed ({result.returncode}):\n{result.stderr[-3000:]}")
     kernels = parse_ncu_csv(result.stdout)
@@ -201,12 +211,19 @@ def main(argv=None):
     if lab == "01":
         print("lab 01 runs on the host CPU: it launches no kernel, so there is nothing for Nsight Compute to show")
         return 0
+    ncu = find_ncu()
+    if ncu is None:
+        sys.exit("error: Nsight Compute (ncu) not found: it is not on PATH nor in /usr/local/cuda/bin. Install "
+                 "it (the full CUDA Toolkit installer includes it; https://developer.nvidia.com/nsight-compute), "
+                 "put the folder holding ncu on PATH, and run this again. It also needs an NVIDIA GPU.")
+    if not os.path.exists(bench):
+        sys.exit(f"error: {bench} not found: build first (cmake --build --preset student)")
     n = parse_size(args.n)
     columns = []
     for who in (["student", "reference"] if args.who == "both" else [args.who]):
         if who == "reference" and not dirs["reference"]:
             sys.exit("error: no reference modules in this build (configure with -DREDUCTION_BUILD_SOLUTIONS=ON)")
-        kernels = profile(bench, lab, who, dirs, n, args.type)
+        kernels = profile(ncu, bench, lab, who, dirs, n, args.type)
         columns.append((who, [(k.get("Kernel Name", "?"), kernel_values(k)) for k in kernels]))
     print(f"lab {lab}, n = {n}, {args.type}; ncu --clock-control none (clocks as they are)")
     print_table(int(lab), columns)

@@ -40,3 +40,18 @@ class ConvertsUnits(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WithoutNsightCompute(unittest.TestCase):
+    def test_a_missing_ncu_is_one_error_line_and_a_non_zero_exit_not_a_traceback(self):
+        import json
+        import tempfile
+        from pathlib import Path
+        from unittest import mock
+        with tempfile.TemporaryDirectory() as build:
+            (Path(build) / "reduction_labs.json").write_text(json.dumps({"reference_dir": build}))
+            with mock.patch.object(profile_lab, "find_ncu", return_value=None):
+                with self.assertRaises(SystemExit) as stop:
+                    profile_lab.main(["--lab", "05", "--who", "both", "--build-dir", build])
+        self.assertIn("Nsight Compute (ncu) not found", str(stop.exception.code))
+        self.assertTrue(str(stop.exception.code).startswith("error: "))
