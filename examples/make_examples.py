@@ -1,37 +1,63 @@
 #!/usr/bin/env python3
-"""Writes the example class, examples/submissions/, from the current skeletons and solutions.
+"""Writes a class of submissions into a folder, from the current skeletons and solutions.
+
+Two classes, both made from committed recipes and never committed themselves:
+
+- `example`: six made-up students who between them get every verdict (the CLASS table below,
+  hand-written regions in examples/regions/<student>/<lab folder>.<ext>);
+- `attacks`: hostile students, each with the verdicts and points it must get, and two honest
+  classmates whose records the attacks must leave alone (examples/attack_class.py, regions in
+  examples/attacks/regions/<attacker>/<lab folder>.<ext>).
 
 Every student file is the official skeleton with a STUDENT CODE region spliced in: the reference
-solution's region for the labs a student got right, or a hand-written region from
-examples/regions/<student>/<lab folder>.<ext> for the labs with a planted bug. So the files follow
-the skeletons and solutions as they change: rerun this after editing a lab, and commit its output.
+solution's region, a region made from it by the recipe's edits, or a hand-written one. So the
+class follows the labs and solutions as they change. Beside the students the folder gets
+expected_verdicts.json: for each student and lab the accepted verdicts and points (from
+grading/policy.toml), and what a machine without a GPU must give instead.
 
-It also writes examples/expected_verdicts.json (read by the grader's tests) and the verdict table
-in examples/README.md, between the expected-verdicts markers.
+    python3 examples/make_examples.py --class example --out build/classes/example
+    python3 examples/make_examples.py --class attacks --out build/classes/attacks [--compile-check [BUILD]]
+    python3 examples/make_examples.py --readme   # rewrite the verdict tables in examples/README.md
+                                                 # and examples/attacks/README.md (they are committed)
 
-    python3 examples/make_examples.py            # from anywhere
+--compile-check compiles every lab file of the written class with the build's nvcc command line
+(BUILD/reduction_labs.json; without BUILD: nvcc from CUDACXX, PATH or /usr/local/cuda, sm_90) and
+fails unless exactly the labs expected to be COMPILE_ERROR fail. Compiling runs no student code.
 """
 
 from __future__ import annotations
 
+import argparse
+import concurrent.futures
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent
 REPO = EXAMPLES.parent
 sys.path.insert(0, str(REPO / "grading"))
+sys.path.insert(0, str(EXAMPLES))
 
 from grader.submission import split_regions  # noqa: E402
 
-SUBMISSIONS = EXAMPLES / "submissions"
+import attack_class  # noqa: E402
+
 REGIONS = EXAMPLES / "regions"
+ATTACK_REGIONS = EXAMPLES / "attacks" / "regions"
 README = EXAMPLES / "README.md"
+ATTACKS_README = EXAMPLES / "attacks" / "README.md"
+POLICY = REPO / "grading" / "policy.toml"
+EXPECTED_FILE = "expected_verdicts.json"
 TABLE_BEGIN = "<!-- expected-verdicts:begin (written by make_examples.py) -->"
 TABLE_END = "<!-- expected-verdicts:end -->"
+CLASSES = ("example", "attacks")
 
 
 @dataclass
@@ -125,6 +151,10 @@ CLASS = {
 }
 
 
+# ---------------------------------------------------------------------------------------------
+# The course: labs, regions, points
+
+
 def course_labs() -> list[tuple[str, str]]:
     """(folder, file) of each reduction_lab() line whose skeleton and solution both exist."""
     text = (REPO / "CMakeLists.txt").read_text(encoding="utf-8")
@@ -137,18 +167,66 @@ def region_of(path: Path) -> str:
     return split_regions(path.read_text(encoding="utf-8"), str(path)).region
 
 
+def solution_region(folder: str) -> str:
+    source = next((p for p in sorted((REPO / "solutions" / folder).glob("*")) if p.suffix in (".cu", ".cpp")), None)
+    if source is None:
+        raise SystemExit(f"error: no solution file in solutions/{folder}")
+    return region_of(source)
+
+
+def spliced(folder: str, file: str, region: str) -> str:
+    skeleton = split_regions((REPO / "labs" / folder / file).read_text(encoding="utf-8"), f"labs/{folder}/{file}")
+    if region and not region.endswith("\n"):
+        region += "\n"
+    return skeleton.before + region + skeleton.after
+
+
+class Points:
+    """Each lab's correctness and performance points and the sanitizer penalties, from
+    grading/policy.toml (the defaults grade.py uses when a key is left out)."""
+
+    def __init__(self, path: Path = POLICY):
+        policy = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        self.default = {"correctness": 10.0, "performance": 10.0, **policy.get("points", {})}
+        self.labs = policy.get("labs", {})
+        self.penalty = {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5,
+                        **policy.get("sanitizer", {}).get("penalty", {})}
+
+    def full(self, folder: str, kind: str) -> float:
+        return float(self.labs.get(folder, {}).get(kind, self.default[kind]))
+
+    def bounds(self, folder: str, kind: str, amount) -> list[float]:
+        """[low, high] points of `kind` for an attack_class amount: FULL, ANY or a number."""
+        full = self.full(folder, kind)
+        if amount == attack_class.ANY:
+            return _range(0, full)
+        return _range(full if amount == attack_class.FULL else float(amount))
+
+
+def _range(low: float, high: float | None = None) -> list[float]:
+    return [round(low, 2), round(low if high is None else high, 2)]
+
+
+def decided_without_gpu(folder: str, verdicts: set[str]) -> bool:
+    """Lab 01 runs on the host; a compile error or a missing file is known before anything runs."""
+    return folder == "01_host_sum" or verdicts <= {"COMPILE_ERROR", "MISSING"}
+
+
+NOT_RUN = {"verdict": "NOT_RUN", "correctness": None, "performance": None}
+
+
+# ---------------------------------------------------------------------------------------------
+# The example class
+
+
 def planted_region(student: str, folder: str, file: str, planted: Planted) -> str:
     if planted.hand_written:
         path = REGIONS / student / (folder + Path(file).suffix)
         if not path.is_file():
             raise SystemExit(f"error: {path} is missing (planted bug of {student} in {folder})")
-        text = path.read_text(encoding="utf-8")
-        return text if text.endswith("\n") else text + "\n"
+        return path.read_text(encoding="utf-8")
     source = planted.from_lab or folder
-    source_file = next((p for p in (REPO / "solutions" / source).glob("*") if p.suffix in (".cu", ".cpp")), None)
-    if source_file is None:
-        raise SystemExit(f"error: {student}/{folder}: no solution file in solutions/{source}")
-    region = region_of(source_file)
+    region = solution_region(source)
     for pattern, replacement in planted.edits:
         region, count = re.subn(pattern, replacement, region)
         if count == 0:
@@ -158,16 +236,14 @@ def planted_region(student: str, folder: str, file: str, planted: Planted) -> st
 
 
 def student_file(name: str, student: Student, folder: str, file: str) -> str | None:
-    skeleton_text = (REPO / "labs" / folder / file).read_text(encoding="utf-8")
     if folder in student.missing:
         return None
     if folder in student.skeleton:
-        text = skeleton_text
+        text = (REPO / "labs" / folder / file).read_text(encoding="utf-8")
     else:
-        skeleton = split_regions(skeleton_text, f"labs/{folder}/{file}")
         region = (planted_region(name, folder, file, student.planted[folder]) if folder in student.planted
-                  else region_of(REPO / "solutions" / folder / file))
-        text = skeleton.before + region + skeleton.after
+                  else solution_region(folder))
+        text = spliced(folder, file, region)
     if folder in student.outside_edits:
         old, new = student.outside_edits[folder]
         if text.count(old) != 1:
@@ -176,105 +252,373 @@ def student_file(name: str, student: Student, folder: str, file: str) -> str | N
     return text
 
 
-def expected(labs) -> dict:
+def example_expected(labs, points: Points) -> dict:
     table = {}
     for name, student in CLASS.items():
         row = {}
         for folder, _ in labs:
             if folder in student.missing:
-                row[folder] = {"verdict": "MISSING", "why": "not handed in"}
+                entry = {"verdict": "MISSING", "why": "not handed in"}
             elif folder in student.skeleton:
-                row[folder] = {"verdict": "WRONG_ANSWER", "why": "not implemented yet (the untouched skeleton)"}
+                entry = {"verdict": "WRONG_ANSWER", "why": "not implemented yet (the untouched skeleton)"}
             elif folder in student.planted:
                 planted = student.planted[folder]
-                row[folder] = {"verdict": planted.verdict, "why": planted.why}
+                entry = {"verdict": planted.verdict, "why": planted.why}
                 if planted.hazards:
-                    row[folder]["hazards"] = list(planted.hazards)
+                    entry["hazards"] = list(planted.hazards)
                 if planted.slow:
-                    row[folder]["slow"] = True
+                    entry["slow"] = True
             else:
-                row[folder] = {"verdict": "PASSED", "why": "the reference region"}
+                entry = {"verdict": "PASSED", "why": "the reference region"}
             if folder in student.outside_edits:
-                row[folder]["why"] += "; the edit outside the region is ignored and reported"
+                entry["why"] += "; the edit outside the region is ignored and reported"
+            correctness, performance = _range(0), _range(0)
+            if entry["verdict"] == "PASSED":
+                lost = min(1.0, sum(points.penalty.get(tool, 0.0) for tool in entry.get("hazards", ())))
+                correctness = _range(points.full(folder, "correctness") * (1 - lost))
+                full = points.full(folder, "performance")
+                performance = _range(0, full * 0.99) if entry.get("slow") else _range(full)
+            entry["accept"] = [{"verdict": entry["verdict"], "correctness": correctness, "performance": performance}]
+            entry["without_gpu"] = (entry["accept"] if decided_without_gpu(folder, {entry["verdict"]})
+                                    else [dict(NOT_RUN)])
+            row[folder] = entry
         table[name] = row
     return table
 
+
+def build_example(labs) -> tuple[dict[str, str | Link], dict]:
+    files: dict[str, str | Link] = {}
+    for name, student in CLASS.items():
+        for folder, file in labs:
+            text = student_file(name, student, folder, file)
+            if text is not None:
+                files[f"{name}/{'labs/' if student.layout == 'labs' else ''}{folder}/{file}"] = text
+        for relative, text in student.extra_files.items():
+            files[f"{name}/{relative}"] = text
+    return files, {"class": "example", "labs": [folder for folder, _ in labs],
+                   "students": example_expected(labs, Points())}
+
+
+# ---------------------------------------------------------------------------------------------
+# The attack class
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symbolic link in a class folder (the layout attacks)."""
+    target: str
+
+
+def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
+    if hand_in.region == "reference":
+        return solution_region(folder)
+    path = ATTACK_REGIONS / attacker_id / (folder + Path(file).suffix)
+    if not path.is_file():
+        raise SystemExit(f"error: {path} is missing (the attack of {attacker_id} in {folder})")
+    own = path.read_text(encoding="utf-8")
+    if hand_in.region == "own":
+        return own
+    if hand_in.region != "reference+own":
+        raise SystemExit(f"error: {attacker_id}/{folder}: unknown region kind '{hand_in.region}'")
+    honest, count = re.subn(r"\breduce_sum\b", "honest_reduce_sum", solution_region(folder))
+    if count == 0:
+        raise SystemExit(f"error: {attacker_id}/{folder}: the solution of {folder} has no reduce_sum to wrap")
+    return honest + "\n" + own
+
+
+def attack_outcomes(folder: str, outcomes, points: Points) -> list[dict]:
+    return [{"verdict": o.verdict, "correctness": points.bounds(folder, "correctness", o.correctness),
+             "performance": points.bounds(folder, "performance", o.performance)} for o in outcomes]
+
+
+def attack_expected(labs, points: Points) -> dict:
+    table = {}
+    for attacker_id, attacker in attack_class.ATTACKERS.items():
+        row = {}
+        for folder, _ in labs:
+            hand_in = attacker.labs.get(folder)
+            outcomes = hand_in.outcomes if hand_in else attack_class.MISSING
+            accept = attack_outcomes(folder, outcomes, points)
+            entry = {"verdict": outcomes[0].verdict, "why": hand_in.why if hand_in else "not handed in",
+                     "accept": accept,
+                     "without_gpu": (accept if decided_without_gpu(folder, {o.verdict for o in outcomes})
+                                     else [dict(NOT_RUN)])}
+            row[folder] = entry
+        table[attacker.folder or attacker_id] = row
+    return table
+
+
+def litter_files(name: str) -> dict[str, str]:
+    """The generated part of litter's mess: many files, a deep folder, a big file."""
+    sizes = attack_class.GENERATED_LITTER.get(name)
+    if not sizes:
+        return {}
+    files = {f"junk/{k // 100:02d}/file{k:04d}.txt": "" for k in range(sizes["junk files"])}
+    files["/".join(["deep"] * sizes["folder depth"]) + "/bottom.txt"] = "down here\n"
+    files["CMakeLists.txt"] = ("# " + "x" * 98 + "\n") * (sizes["big file bytes"] // 101)
+    return files
+
+
+def build_attacks(labs) -> tuple[dict[str, str | Link], dict]:
+    files: dict[str, str | Link] = {}
+    lab_files = dict(labs)
+    for attacker_id, attacker in attack_class.ATTACKERS.items():
+        name = attacker.folder or attacker_id
+        if attacker.folder_link:
+            files[name] = Link(attacker.folder_link)
+            continue
+        for folder, hand_in in attacker.labs.items():
+            if folder not in lab_files:
+                continue  # a lab this course no longer has
+            file = lab_files[folder]
+            if hand_in.folder_link:
+                files[f"{name}/labs/{folder}"] = Link(hand_in.folder_link.format(repo=REPO))
+            elif hand_in.link:
+                files[f"{name}/labs/{folder}/{file}"] = Link(hand_in.link.format(repo=REPO))
+            else:
+                files[f"{name}/labs/{folder}/{file}"] = spliced(folder, file,
+                                                               attack_region(attacker_id, folder, file, hand_in))
+        for relative, text in {**attacker.extra_files, **litter_files(attacker_id)}.items():
+            files[f"{name}/{relative}"] = text
+    attackers = {attacker.folder or attacker_id: {
+        "id": attacker_id, "kind": attacker.kind, "items": list(attacker.items), "attack": attacker.attack,
+        "victim": attacker.kind == "victim", "refusable": attacker.refusable}
+        for attacker_id, attacker in attack_class.ATTACKERS.items()}
+    return files, {"class": "attacks", "labs": [folder for folder, _ in labs],
+                   "students": attack_expected(labs, Points()), "attackers": attackers,
+                   "items": {str(k): v for k, v in attack_class.ATTACK_ITEMS.items()},
+                   "invariants": attack_class.INVARIANTS}
+
+
+# ---------------------------------------------------------------------------------------------
+# Building and writing
+
+
+def build_class(kind: str) -> tuple[dict[str, str | Link], dict]:
+    """Every entry of the class folder (relative path -> text or Link) and the expected
+    verdicts, without writing anything."""
+    labs = course_labs()
+    if not labs:
+        raise SystemExit("error: no lab has both a skeleton and a solution")
+    if kind == "example":
+        return build_example(labs)
+    if kind == "attacks":
+        return build_attacks(labs)
+    raise SystemExit(f"error: no class '{kind}' (choose from {', '.join(CLASSES)})")
+
+
+def expected_verdicts(kind: str) -> dict:
+    """The class's expected_verdicts.json, as write_class writes it."""
+    return build_class(kind)[1]
+
+
+def _holds_a_file(folder: Path) -> bool:
+    for _, _, names in os.walk(folder):
+        if names:
+            return True
+    return False
+
+
+def _check_out(out: Path) -> None:
+    """`out` may be a new folder, one with no files (a build creates the folders of the files it
+    expects) or a class this script wrote: a mistyped --out must never lose anything."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise SystemExit(f"error: {out} is not a folder")
+    if out.is_dir() and not (out / EXPECTED_FILE).is_file() and _holds_a_file(out):
+        raise SystemExit(f"error: {out} is not empty and holds no {EXPECTED_FILE}: not a class this script "
+                         "wrote; choose another --out")
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def write_class(kind: str, out: Path) -> dict:
+    """Makes `out` hold exactly the class and its expected_verdicts.json; returns that.
+
+    Files already as they should be are left alone (same text, same time stamp), so a build that
+    compiles some of them does not redo it after every writing; everything else is rewritten,
+    and whatever the class no longer has is removed."""
+    out = Path(out)
+    files, expected = build_class(kind)
+    files = {**files, EXPECTED_FILE: json.dumps(expected, indent=1, ensure_ascii=False) + "\n"}
+    _check_out(out)
+    wanted_dirs = {parent for relative in files for parent in Path(relative).parents if parent != Path(".")}
+    out.mkdir(parents=True, exist_ok=True)
+    for root, dirs, names in os.walk(out, topdown=True):  # does not follow links
+        for name in dirs + names:
+            path = Path(root) / name
+            relative = path.relative_to(out)
+            content = files.get(relative.as_posix())
+            keep = (relative in wanted_dirs and path.is_dir() and not path.is_symlink()) or (
+                content is not None and (isinstance(content, Link) == path.is_symlink()) and
+                (path.is_symlink() or path.is_file()))
+            if not keep:
+                _remove(path)
+        dirs[:] = [d for d in dirs if (Path(root) / d).is_dir() and not (Path(root) / d).is_symlink()]
+    for relative, content in sorted(files.items(), key=lambda item: isinstance(item[1], Link)):
+        path = out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Link):
+            if path.is_symlink() and os.readlink(path) == content.target:
+                continue
+            if path.is_symlink():
+                path.unlink()
+            os.symlink(content.target, path)
+        elif not path.is_file() or path.read_text(encoding="utf-8", errors="replace") != content:
+            path.write_text(content, encoding="utf-8")
+    return expected
+
+
+# ---------------------------------------------------------------------------------------------
+# README tables
 
 LETTER = {"PASSED": "P", "WRONG_ANSWER": "W", "RUNTIME_ERROR": "R", "TIMEOUT": "T", "COMPILE_ERROR": "C",
           "MISSING": "M", "NOT_RUN": "N"}
 
 
-def markdown_table(labs, table) -> str:
-    lines = ["| student | " + " | ".join(folder[:2] for folder, _ in labs) + " | what it shows |",
+def example_table(expected: dict) -> str:
+    labs = expected["labs"]
+    lines = ["| student | " + " | ".join(folder[:2] for folder in labs) + " | what it shows |",
              "|---|" + "---|" * len(labs) + "---|"]
-    for name, row in table.items():
-        cells = []
-        for folder, _ in labs:
-            entry = row[folder]
-            cell = LETTER[entry["verdict"]] + ("!" if entry.get("hazards") else "") + ("~" if entry.get("slow") else "")
-            cells.append(cell)
+    for name, row in expected["students"].items():
+        cells = [LETTER[row[f]["verdict"]] + ("!" if row[f].get("hazards") else "") + ("~" if row[f].get("slow") else "")
+                 for f in labs]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {CLASS[name].about} |")
-    lines.append("")
-    lines.append("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing; "
-                 "`!` a sanitizer hazard (penalty), `~` correct but slow (partial performance points). "
-                 "On a machine without a GPU every GPU lab that compiles is N (not run).")
-    lines.append("")
-    lines.append("Planted bugs:")
-    lines.append("")
-    for name, row in table.items():
-        for folder, _ in labs:
+    lines += ["", "P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing; "
+                  "`!` a sanitizer hazard (penalty), `~` correct but slow (partial performance points). "
+                  "On a machine without a GPU every GPU lab that compiles is N (not run).",
+              "", "Planted bugs:", ""]
+    for name, row in expected["students"].items():
+        for folder in labs:
             entry = row[folder]
             if entry["verdict"] != "PASSED" or entry.get("hazards") or entry.get("slow") or "ignored" in entry["why"]:
                 lines.append(f"- {name}, {folder}: **{entry['verdict']}**: {entry['why']}")
     return "\n".join(lines)
 
 
-def update_readme(text_table: str) -> None:
-    if not README.is_file():
-        return
-    text = README.read_text(encoding="utf-8")
-    if TABLE_BEGIN not in text or TABLE_END not in text:
-        print(f"warning: {README} has no expected-verdicts markers; table not updated")
-        return
-    head, rest = text.split(TABLE_BEGIN, 1)
-    _, tail = rest.split(TABLE_END, 1)
-    README.write_text(head + TABLE_BEGIN + "\n" + text_table + "\n" + TABLE_END + tail, encoding="utf-8")
+def _points(accept: list[dict]) -> str:
+    def one(outcome):
+        shown = [f"{low:g}" if low == high else f"{low:g}..{high:g}"
+                 for low, high in (outcome["correctness"], outcome["performance"])]
+        return f"{LETTER[outcome['verdict']]} {shown[0]}+{shown[1]}"
+    return " or ".join(one(outcome) for outcome in accept)
 
 
-def build_class() -> tuple[dict[Path, str], dict]:
-    """Every file of submissions/ (path -> text) and the expected verdicts, without writing."""
-    labs = course_labs()
-    if not labs:
-        raise SystemExit("error: no lab has both a skeleton and a solution")
-    files = {}
-    for name, student in CLASS.items():
-        root = SUBMISSIONS / name
-        for folder, file in labs:
-            text = student_file(name, student, folder, file)
-            if text is not None:
-                files[root / ("labs" if student.layout == "labs" else "") / folder / file] = text
-        for relative, text in student.extra_files.items():
-            files[root / relative] = text
-    return files, {"labs": [folder for folder, _ in labs], "students": expected(labs)}
+def attack_table(expected: dict) -> str:
+    lines = ["| student | kind | items | lab: must get (verdict correctness+performance) | attack |",
+             "|---|---|---|---|---|"]
+    for name, meta in expected["attackers"].items():
+        row = expected["students"][name]
+        handed = [f"{folder[:2]}: {_points(entry['accept'])}" for folder, entry in row.items()
+                  if entry["verdict"] != "MISSING" or folder in attack_class.ATTACKERS[meta["id"]].labs]
+        must = "; ".join(handed) or "every lab M 0+0"
+        if meta["refusable"]:
+            must += " (or refused: no row)"
+        shown = name.replace("|", "\\|")
+        lines.append(f"| `{shown}` | {meta['kind']} | {', '.join(map(str, sorted(meta['items']))) or '-'} | {must} | "
+                     f"{meta['attack']} |")
+    lines += ["", "Every lab not listed is M (missing) 0+0. P passed, W wrong answer, R runtime error, T timeout, "
+                  "C compile error, M missing. Without a GPU, a GPU lab that compiles must be N (not run, blank).",
+              "", "Attack items:", ""]
+    lines += [f"{number}. {text}" for number, text in expected["items"].items()]
+    lines += ["", "Class-level invariants (`examples/check_class.py`):", ""]
+    lines += [f"- {text}" for text in expected["invariants"]]
+    return "\n".join(lines)
 
 
-def main() -> int:
-    files, table = build_class()
-    if SUBMISSIONS.exists():
-        shutil.rmtree(SUBMISSIONS)
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    for name in CLASS:
-        unused = sorted(p.name for p in (REGIONS / name).glob("*") if p.stem not in table["labs"]) \
-            if (REGIONS / name).is_dir() else []
-        if unused:
-            print(f"note: {name}: no such lab (yet) for {', '.join(unused)}: not handed in")
-    (EXAMPLES / "expected_verdicts.json").write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
-    labs = [(folder, None) for folder in table["labs"]]
-    update_readme(markdown_table(labs, table["students"]))
-    print(f"wrote {len(files)} files for {len(CLASS)} students ({', '.join(table['labs'])}) under "
-          f"{SUBMISSIONS.relative_to(REPO)}, and examples/expected_verdicts.json")
+def readme_texts() -> dict[Path, str]:
+    """The two READMEs with the tables this script writes: path -> full text."""
+    texts = {}
+    for path, table in ((README, example_table(expected_verdicts("example"))),
+                        (ATTACKS_README, attack_table(expected_verdicts("attacks")))):
+        text = path.read_text(encoding="utf-8")
+        if TABLE_BEGIN not in text or TABLE_END not in text:
+            raise SystemExit(f"error: {path} has no expected-verdicts markers")
+        head, rest = text.split(TABLE_BEGIN, 1)
+        _, tail = rest.split(TABLE_END, 1)
+        texts[path] = head + TABLE_BEGIN + "\n" + table + "\n" + TABLE_END + tail
+    return texts
+
+
+# ---------------------------------------------------------------------------------------------
+# Compile check
+
+
+def nvcc_command(build: Path | None) -> list[str]:
+    if build is not None:
+        manifest = json.loads((Path(build) / "reduction_labs.json").read_text(encoding="utf-8"))
+        return [manifest["nvcc"], *manifest["module_flags"], *[f"-I{d}" for d in manifest["include_dirs"]]]
+    nvcc = os.environ.get("CUDACXX") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return [nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler=-fPIC,-fvisibility=hidden", "--cudart=shared",
+            "-lineinfo", "-gencode=arch=compute_90,code=sm_90", f"-I{REPO / 'common' / 'include'}"]
+
+
+def compile_check(out: Path, expected: dict, build: Path | None) -> int:
+    """Compiles every regular lab file of the class at `out`; each must compile unless all its
+    accepted verdicts are COMPILE_ERROR. Prints a line per file; returns the number of surprises.
+    The compiler's output is shown only for a surprise (an expected failure may quote /etc/passwd)."""
+    command = nvcc_command(build)
+    lab_files = dict(course_labs())
+    jobs = []
+    for student, row in expected["students"].items():
+        for folder, entry in row.items():
+            for source in (out / student / "labs" / folder / lab_files[folder], out / student / folder / lab_files[folder]):
+                linked = any(p.is_symlink() for p in [source, *source.parents] if p.is_relative_to(out) and p != out)
+                if source.is_file() and not linked:
+                    must_fail = all(a["verdict"] == "COMPILE_ERROR" for a in entry["accept"])
+                    jobs.append((student, folder, source, must_fail))
+                    break
+
+    def run(job):
+        student, folder, source, must_fail = job
+        with tempfile.TemporaryDirectory() as scratch:
+            result = subprocess.run([*command, str(source), "-o", str(Path(scratch) / "module.so")],
+                                    capture_output=True, text=True, errors="replace", cwd=source.parent)
+        return job, result
+
+    surprises = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for (student, folder, source, must_fail), result in pool.map(run, jobs):
+            failed = result.returncode != 0
+            ok = failed == must_fail
+            surprises += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {student}/{folder}: {'compile error' if failed else 'compiles'}"
+                  f"{'' if ok else ' (expected ' + ('a compile error' if must_fail else 'to compile') + ')'}")
+            if not ok and failed:
+                print("\n".join("    " + line for line in (result.stdout + result.stderr).splitlines()[-30:]))
+    print(f"compile check: {len(jobs) - surprises} of {len(jobs)} lab files as expected")
+    return surprises
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--class", dest="kind", choices=CLASSES, help="the class to write")
+    parser.add_argument("--out", type=Path, help="the folder to write it into (emptied first)")
+    parser.add_argument("--readme", action="store_true", help="rewrite the verdict tables in the READMEs")
+    parser.add_argument("--compile-check", nargs="?", const="", metavar="BUILD",
+                        help="compile every lab file of the written class (BUILD/reduction_labs.json's nvcc line)")
+    args = parser.parse_args(argv)
+    if not args.readme and not args.kind:
+        parser.error("give --class and --out, or --readme")
+    if (args.kind is None) != (args.out is None):
+        parser.error("--class and --out go together")
+    if args.readme:
+        for path, text in readme_texts().items():
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote the verdict table in {path.relative_to(REPO)}")
+    if args.kind:
+        expected = write_class(args.kind, args.out)
+        print(f"wrote the {args.kind} class ({len(expected['students'])} students, labs "
+              f"{', '.join(expected['labs'])}) and {EXPECTED_FILE} into {args.out}")
+        if args.compile_check is not None:
+            return 1 if compile_check(args.out, expected, Path(args.compile_check) if args.compile_check else None) else 0
     return 0
 
 

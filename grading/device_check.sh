@@ -2,7 +2,7 @@
 # One call on a GPU machine: configure + build (solutions preset), then the stages asked for:
 #   test      ctest, default labels            large     ctest, label large (2^31 + 7)
 #   sanitize  ctest, label sanitize            aa        the A/A check at 2^24
-#   bench     the references, CUB and the roof  grade     the grader over examples/submissions
+#   bench     the references, CUB and the roof  grade     the grader over the example class
 #   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
 # Full logs go to $OUT/logs.tar.gz (default ./device-out); a short table is printed last.
 #
@@ -63,9 +63,10 @@ if wants bench; then
 fi
 if wants grade; then
   t0=$SECONDS
-  step grade grade.log timeout "${GRADE_TIMEOUT:-480}" "$py" grading/grade.py examples/submissions --build-dir "$build" \
+  "$py" examples/make_examples.py --class example --out "$build/classes/example" >/dev/null
+  step grade grade.log timeout "${GRADE_TIMEOUT:-480}" "$py" grading/grade.py "$build/classes/example" --build-dir "$build" \
     --out "$out/grade" --force --no-build
-  note "grading took $((SECONDS - t0)) s for $(ls examples/submissions | wc -l) students"
+  note "grading took $((SECONDS - t0)) s for $(ls -d "$build"/classes/example/*/ | wc -l) students"
   tail -n 12 "$logs/grade.log" >>"$summary"
   "$py" plots/reduction_plots.py "$out/grade/timings.csv" --out "$out/grade/plots" >>"$logs/plots.log" 2>&1
   tar -czf "$out/grade.tar.gz" -C "$out" grade && rm -rf "$out/grade"

@@ -1,34 +1,293 @@
-"""examples/submissions is what examples/make_examples.py makes from the current labs and solutions."""
+"""The example and attack classes: what examples/make_examples.py writes from the recipes, the
+README tables it keeps, the attack class's coverage, and examples/check_class.py on made-up gradings."""
 
+import csv
 import importlib.util
+import io
+import json
+import os
 import sys
+import tempfile
 import unittest
+from contextlib import redirect_stdout
+from pathlib import Path
 
-from grader_tests.helpers import EXAMPLES, expected_class
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
+VERDICTS = {"PASSED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIMEOUT", "COMPILE_ERROR", "MISSING", "NOT_RUN"}
 
 
-def load_maker():
-    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["make_examples"] = module  # dataclasses look their module up
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
 
-class TestExamples(unittest.TestCase):
-    def test_the_example_class_is_up_to_date(self):
-        maker = load_maker()
-        files, table = maker.build_class()
-        on_disk = {path for path in maker.SUBMISSIONS.rglob("*") if path.is_file()}
-        stale = sorted(str(p.relative_to(EXAMPLES)) for p, text in files.items()
-                       if not p.is_file() or p.read_text(encoding="utf-8") != text)
-        extra = sorted(str(p.relative_to(EXAMPLES)) for p in on_disk - set(files))
-        self.assertEqual((stale, extra), ([], []), "the labs or solutions changed: run python3 examples/make_examples.py")
-        self.assertEqual(table, expected_class(), "run python3 examples/make_examples.py")
+maker = load("make_examples")
+checker = load("check_class")
+attacks = maker.attack_class
+
+
+def written(kind: str) -> tuple[tempfile.TemporaryDirectory, Path, dict]:
+    scratch = tempfile.TemporaryDirectory()
+    out = Path(scratch.name) / kind
+    expected = maker.write_class(kind, out)
+    return scratch, out, expected
+
+
+class TestExampleClass(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch, cls.out, cls.expected = written("example")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def test_expected_verdicts_are_written_beside_the_students(self):
+        on_disk = json.loads((self.out / maker.EXPECTED_FILE).read_text(encoding="utf-8"))
+        self.assertEqual(on_disk, self.expected)
+        self.assertEqual(on_disk, maker.expected_verdicts("example"))
+        self.assertEqual(checker.class_students(self.out), sorted(maker.CLASS))
+
+    def test_each_file_is_the_skeleton_with_the_recipes_region(self):
+        labs = dict(maker.course_labs())
+        for name, student in maker.CLASS.items():
+            for folder, file in labs.items():
+                path = self.out / name / ("labs" if student.layout == "labs" else "") / folder / file
+                if folder in student.missing:
+                    self.assertFalse(path.exists(), path)
+                    continue
+                text = path.read_text(encoding="utf-8")
+                if folder in student.planted:
+                    region = maker.planted_region(name, folder, file, student.planted[folder])
+                elif folder in student.skeleton:
+                    region = maker.region_of(maker.REPO / "labs" / folder / file)
+                else:
+                    region = maker.solution_region(folder)
+                self.assertIn(region.strip(), text, f"{name}/{folder}")
+            for relative in student.extra_files:
+                self.assertTrue((self.out / name / relative).is_file(), f"{name}/{relative}")
+
+    def test_the_recipes_give_the_verdicts_of_the_table(self):
+        for name, student in maker.CLASS.items():
+            row = self.expected["students"][name]
+            for folder, planted in student.planted.items():
+                self.assertEqual(row[folder]["verdict"], planted.verdict, f"{name}/{folder}")
+                self.assertEqual(row[folder]["accept"][0]["verdict"], planted.verdict)
+            for folder in student.missing:
+                self.assertEqual(row[folder]["verdict"], "MISSING")
 
     def test_every_verdict_is_exercised(self):
-        verdicts = {entry["verdict"] for labs in expected_class()["students"].values() for entry in labs.values()}
+        verdicts = {entry["verdict"] for labs in self.expected["students"].values() for entry in labs.values()}
         self.assertEqual(verdicts, {"PASSED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIMEOUT", "COMPILE_ERROR", "MISSING"})
+
+    def test_every_hand_written_region_is_used(self):
+        used = {(name, folder) for name, s in maker.CLASS.items() for folder, p in s.planted.items() if p.hand_written}
+        on_disk = {(p.parent.name, p.stem) for p in maker.REGIONS.glob("*/*")}
+        self.assertEqual(on_disk, used)
+
+    def test_writing_refuses_a_folder_it_did_not_write(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            (Path(scratch) / "precious.txt").write_text("keep me\n")
+            with self.assertRaises(SystemExit):
+                maker.write_class("example", Path(scratch))
+            self.assertTrue((Path(scratch) / "precious.txt").is_file())
+
+
+class TestReadmeTables(unittest.TestCase):
+    def test_the_readme_tables_are_the_ones_make_examples_writes(self):
+        for path, text in maker.readme_texts().items():
+            self.assertEqual(path.read_text(encoding="utf-8"), text,
+                             f"{path.name} is out of date: run python3 examples/make_examples.py --readme")
+
+
+class TestAttackClass(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch, cls.out, cls.expected = written("attacks")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def attackers(self, kind=None):
+        return {k: a for k, a in attacks.ATTACKERS.items() if a.kind != "victim" and kind in (None, a.kind)}
+
+    def test_enough_attackers_cover_every_item(self):
+        self.assertGreaterEqual(len(self.attackers()), 15)
+        self.assertGreaterEqual(len(self.attackers("cpu")), 8)
+        covered = {item for a in self.attackers().values() for item in a.items}
+        self.assertEqual(covered, set(attacks.ATTACK_ITEMS))
+        victims = [k for k, a in attacks.ATTACKERS.items() if a.kind == "victim"]
+        self.assertEqual(len(victims), 2)
+        names = sorted(a.folder or k for k, a in attacks.ATTACKERS.items())
+        self.assertEqual(names[-1], "zoe", "a victim is graded after every attacker")
+
+    def test_kind_says_whether_a_gpu_is_needed(self):
+        for key, attacker in self.attackers().items():
+            needs_gpu = any(not maker.decided_without_gpu(folder, {o.verdict for o in hand_in.outcomes})
+                            for folder, hand_in in attacker.labs.items())
+            self.assertEqual(attacker.kind, "gpu" if needs_gpu else "cpu", key)
+
+    def test_outcomes_are_verdicts_and_points_the_policy_knows(self):
+        for name, row in self.expected["students"].items():
+            for folder, entry in row.items():
+                for outcome in entry["accept"] + entry["without_gpu"]:
+                    self.assertIn(outcome["verdict"], VERDICTS, f"{name}/{folder}")
+                    if outcome["verdict"] not in ("PASSED", "NOT_RUN"):
+                        self.assertEqual((outcome["correctness"], outcome["performance"]), ([0, 0], [0, 0]))
+        for name in ("aaron", "zoe"):
+            for folder, entry in self.expected["students"][name].items():
+                self.assertEqual(len(entry["accept"]), 1, f"a victim's outcome is fixed: {name}/{folder}")
+
+    def test_every_region_file_is_handed_in_and_every_attack_has_its_file(self):
+        wanted = set()
+        for key, attacker in attacks.ATTACKERS.items():
+            for folder, hand_in in attacker.labs.items():
+                if hand_in.region in ("own", "reference+own") and not hand_in.link and not hand_in.folder_link:
+                    wanted.add((key, folder))
+        on_disk = {(p.parent.name, p.stem) for p in maker.ATTACK_REGIONS.glob("*/*")}
+        self.assertEqual(on_disk, wanted)
+
+    def test_each_attacker_hands_in_only_the_labs_it_attacks(self):
+        labs = dict(maker.course_labs())
+        for key, attacker in attacks.ATTACKERS.items():
+            folder_name = attacker.folder or key
+            root = self.out / folder_name
+            if attacker.folder_link:
+                self.assertTrue(root.is_symlink(), key)
+                self.assertEqual(os.readlink(root), attacker.folder_link)
+                continue
+            handed = {p.name for p in (root / "labs").iterdir()} if (root / "labs").is_dir() else set()
+            self.assertEqual(handed, set(attacker.labs), key)
+            for folder, hand_in in attacker.labs.items():
+                path = root / "labs" / folder / labs[folder]
+                if hand_in.folder_link:
+                    self.assertTrue((root / "labs" / folder).is_symlink())
+                elif hand_in.link:
+                    self.assertTrue(path.is_symlink())
+                else:
+                    own = maker.attack_region(key, folder, labs[folder], hand_in)
+                    self.assertIn(own.strip(), path.read_text(encoding="utf-8"), f"{key}/{folder}")
+
+    def test_hostile_names_are_written_as_they_are(self):
+        self.assertTrue((self.out / '=HYPERLINK("evil.example","190")').is_dir())
+        self.assertTrue((self.out / "+cmd").is_dir())
+        litter = self.out / "litter" / "labs" / "01_host_sum"
+        self.assertTrue(any("\n" in p.name for p in litter.iterdir()))
+        self.assertEqual(sum(1 for _ in (self.out / "litter" / "junk").rglob("*.txt")), 2000)
+
+
+def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
+    """What a faultless grader would write for the class (only what check_class reads): each
+    lab's first accepted outcome; refusable students with a formula name refused."""
+    expected = json.loads((class_dir / maker.EXPECTED_FILE).read_text(encoding="utf-8"))
+    (out / "students").mkdir(parents=True)
+    rows = []
+    for name, labs in expected["students"].items():
+        if expected.get("attackers", {}).get(name, {}).get("refusable") and name.startswith("="):
+            continue
+        record, total, blank = {"student": name, "complete": True, "labs": {}}, 0.0, False
+        for folder, entry in labs.items():
+            outcome = (entry["without_gpu"] if cpu_only else entry["accept"])[0]
+            correctness = outcome["correctness"][0] if outcome["correctness"] else None
+            performance = outcome["performance"][0] if outcome["performance"] else None
+            lab_total = None if correctness is None else correctness + (performance or 0)
+            blank |= lab_total is None
+            total += lab_total or 0
+            record["labs"][folder] = {"verdict": outcome["verdict"], "score": {
+                "correctness": correctness, "performance": performance, "total": lab_total}}
+        record["total"] = None if blank else total
+        (out / "students" / f"{name}.json").write_text(json.dumps(record), encoding="utf-8")
+        cells = ["" if record["labs"][f]["score"]["total"] is None else f"{record['labs'][f]['score']['total']:g}"
+                 for f in expected["labs"]]
+        rows.append(["'" + name if name[0] in "=+-@" else name, *cells,
+                     "" if record["total"] is None else f"{record['total']:g}"])
+    with (out / "gradebook.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", *expected["labs"], "total"])
+        writer.writerows(rows)
+
+
+class TestCheckClass(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch, cls.class_dir, _ = written("attacks")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = Path(self.tmp.name) / "out"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def failures(self, cpu_only=False, secret=None):
+        checks = checker.check(self.class_dir, self.out, cpu_only, secret, None)
+        with redirect_stdout(io.StringIO()):
+            checker.print_report(checks)
+        return [c.what for c in checks if not c.ok]
+
+    def edit_record(self, name, change):
+        path = self.out / "students" / f"{name}.json"
+        record = json.loads(path.read_text(encoding="utf-8"))
+        change(record)
+        path.write_text(json.dumps(record), encoding="utf-8")
+
+    def test_a_faultless_grading_passes_with_and_without_a_gpu(self):
+        fake_grading(self.class_dir, self.out)
+        self.assertEqual(self.failures(), [])
+        other = Path(self.tmp.name) / "cpu"
+        fake_grading(self.class_dir, other, cpu_only=True)
+        self.out = other
+        self.assertEqual(self.failures(cpu_only=True), [])
+
+    def test_a_forged_pass_and_a_changed_victim_fail(self):
+        fake_grading(self.class_dir, self.out)
+
+        def forged(record):
+            record["labs"]["01_host_sum"] = {"verdict": "PASSED", "score": {"correctness": 10, "performance": 0,
+                                                                           "total": 10}}
+            record["total"] = 10
+        self.edit_record("forger", forged)
+        self.edit_record("zoe", lambda record: record["labs"]["02_atomic"]["score"].update(performance=3.0))
+        failures = self.failures()
+        self.assertIn("forger 01_host_sum", failures)
+        self.assertIn("zoe 02_atomic", failures)
+        self.assertIn("victims unchanged: aaron, zoe", failures)
+
+    def test_a_phantom_a_formula_and_a_missing_student_fail(self):
+        fake_grading(self.class_dir, self.out)
+        (self.out / "students" / "phantom.json").write_text('{"student": "phantom", "total": 190, "labs": {}}')
+        with (self.out / "gradebook.csv").open("a", encoding="utf-8") as handle:
+            handle.write("=1+1,10\n")
+        (self.out / "students" / "netcat.json").unlink()
+        failures = self.failures()
+        self.assertIn("roster: exactly the class folder's students", failures)
+        self.assertIn("gradebook: no formula cells", failures)
+        self.assertIn("netcat", failures)
+
+    def test_secrets_in_a_report_fail(self):
+        fake_grading(self.class_dir, self.out)
+        line = sorted(checker.solution_lines())[0]
+        self.edit_record("quoter", lambda record: record["labs"]["01_host_sum"].update(detail=f"error: {line}\nS3CRET-42"))
+        self.assertIn("reports hold no secret", self.failures(secret="S3CRET-42"))
+        self.edit_record("quoter", lambda record: record["labs"]["01_host_sum"].update(detail="S3CRET-42"))
+        self.assertIn("reports hold no secret", self.failures(secret="S3CRET-42"))
+        self.edit_record("quoter", lambda record: record["labs"]["01_host_sum"].update(detail="error: stray '@'"))
+        self.assertNotIn("reports hold no secret", self.failures(secret="S3CRET-42"))
+
+    def test_a_student_may_quote_its_own_lines(self):
+        fake_grading(self.class_dir, self.out)
+        own = checker.own_lines(self.class_dir, "aaron") & checker.solution_lines()
+        self.assertTrue(own, "aaron hands in the reference regions")
+        self.edit_record("aaron", lambda record: record["labs"]["10_two_step"].update(detail="\n".join(sorted(own))))
+        self.assertEqual(self.failures(), [])
 
 
 if __name__ == "__main__":

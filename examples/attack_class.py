@@ -1,0 +1,286 @@
+"""The attack class: hostile submissions, each with the verdicts and points it must get.
+
+Student code is hostile and knows this repository (issue 10). Each attacker below hands in only
+the labs it attacks (every other lab is MISSING, so grading stays fast), with a STUDENT CODE
+region written by hand in examples/attacks/regions/<attacker>/<lab folder>.<ext>, sometimes
+after the reference solution's region (`region="reference+own"`: the solution's `reduce_sum`
+renamed `honest_reduce_sum`, so the attack wraps a correct, fast sum). Layout attacks are links
+and odd names, made by make_examples.py. Two honest classmates ("victims", the reference
+regions of labs 01, 02 and 10) are graded before and after the attackers; their records must
+come out as if the attackers did not exist.
+
+`kind` says where an attacker is graded: "cpu" when every lab it hands in is decided without a
+GPU (lab 01 is host code; compile errors and missing files are decided before anything runs),
+"gpu" otherwise. Without a GPU, a GPU lab that compiles must be NOT_RUN (blank, never points).
+
+`items` are the numbers of the attack list this class covers (ATTACK_ITEMS, from issue 10's
+list of what hostile students did and the brief that asked for this class).
+
+    python3 examples/make_examples.py --class attacks --out build/classes/attacks
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FULL = "full"   # all of the lab's points of that kind (from grading/policy.toml)
+ANY = "any"     # anything from 0 to all of them
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One acceptable result for a lab: a verdict and its correctness and performance points
+    (FULL, ANY or a number)."""
+    verdict: str
+    correctness: str | float = 0
+    performance: str | float = 0
+
+
+def passed(performance: str | float = FULL) -> tuple[Outcome, ...]:
+    return (Outcome("PASSED", FULL, performance),)
+
+
+def zero(*verdicts: str) -> tuple[Outcome, ...]:
+    """Any of these verdicts, with no points at all."""
+    return tuple(Outcome(verdict) for verdict in verdicts)
+
+
+MISSING = zero("MISSING")
+
+
+@dataclass(frozen=True)
+class HandIn:
+    """What an attacker hands in for one lab, and the outcomes it may get (the first is the one
+    the grader should give; the others are also sound, e.g. a run the sandbox had to kill)."""
+    outcomes: tuple[Outcome, ...]
+    why: str
+    region: str = "own"          # "own", "reference" or "reference+own" (see the module doc)
+    link: str | None = None      # the lab file is a symbolic link to this ({repo}: the repository)
+    folder_link: str | None = None  # the lab folder is a symbolic link to this
+
+
+@dataclass
+class Attacker:
+    kind: str                     # "cpu", "gpu" or "victim"
+    items: tuple[int, ...]        # ATTACK_ITEMS covered
+    attack: str                   # what it tries, one sentence
+    labs: dict[str, HandIn] = field(default_factory=dict)
+    folder: str | None = None     # the student folder's name, when it is not the attacker's id
+    folder_link: str | None = None  # the student folder is a symbolic link to this classmate's folder
+    extra_files: dict[str, str] = field(default_factory=dict)  # path -> text, beside the lab files
+    refusable: bool = False       # the grader may refuse the folder (no record, no gradebook row)
+
+
+ATTACK_ITEMS = {
+    1: "forged success markers / observations, exit 0 before doing work",
+    2: "writes into records, the output folder, a phantom record, its own forged record; kills the grader",
+    3: "leaves processes running (daemon, GPU hog), fork bomb",
+    4: "#includes or reads the solution, a classmate, the environment, /etc/passwd into its report",
+    5: "dlopens the reference module and calls it",
+    6: "caches results per input pointer or per n",
+    7: "detects the benchmark, escapes the timed stream, rewrites timings, swaps its module",
+    8: "switches the watchdog off through the environment, then hangs",
+    9: "redefines the lab's identity or float error depth after its region",
+    10: "exit status 77 or 0 from a host lab; a GPU lab that passes only on a machine without a GPU",
+    11: "floods stdout/stderr, fills its scratch, takes all host memory",
+    12: "replaces the test runner or build-tree binaries",
+    13: "a student folder or lab file that is a symbolic link",
+    14: "CSV/formula injection through the student folder name",
+    15: "opens the network and exfiltrates",
+}
+
+HOST = "01_host_sum"
+REFERENCE = HandIn(passed(), "the reference region", region="reference")
+_CRASHED = ("RUNTIME_ERROR", "WRONG_ANSWER", "TIMEOUT")   # any way a sabotage run may end: no points
+
+ATTACKERS: dict[str, Attacker] = {
+    # ---- the honest classmates: first and last in the class's order ----
+    "aaron": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 10, graded before the attackers",
+                      labs={HOST: REFERENCE, "02_atomic": REFERENCE, "10_two_step": REFERENCE}),
+    "zoe": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 10, graded after the attackers",
+                    labs={HOST: REFERENCE, "02_atomic": REFERENCE, "10_two_step": REFERENCE}),
+
+    # ---- 1, 10: markers, observations and exit codes ----
+    "forger": Attacker("cpu", (1,), "a static constructor prints the old markers and a forged observation for "
+                                    "every case id, then _exit(0) before any case runs",
+                       labs={HOST: HandIn(zero("WRONG_ANSWER", "RUNTIME_ERROR"),
+                                          "observations are the trusted checker's to judge, and forged ones are wrong")}),
+    "quitter": Attacker("cpu", (1, 10), "host_sum prints the old completion marker and a forged end of the JSON "
+                                        "stream, then _exit(0)",
+                        labs={HOST: HandIn(zero("RUNTIME_ERROR", "WRONG_ANSWER"),
+                                           "an exit in the middle of the plan is no result")}),
+    "nogpu": Attacker("cpu", (10,), "host_sum exits with 77, the old runner's \"no GPU\" status",
+                      labs={HOST: HandIn(zero("RUNTIME_ERROR"), "a host lab is never NOT_RUN: 0, not blank")}),
+    "gpu_liar": Attacker("gpu", (10, 1), "without a GPU, a static constructor prints a forged pass for every case "
+                                         "and exits 0; with one, *d_out = 0",
+                         labs={"02_atomic": HandIn(zero("WRONG_ANSWER"), "with a GPU its sum is 0; without one the "
+                                                   "lab is NOT_RUN, whatever the module prints")}),
+
+    # ---- 4, 5: the solution, classmates, secrets ----
+    "snoop": Attacker("cpu", (4,), "reads its environment and init's, $HOME, SSH keys, the solution, classmates' "
+                                   "folders, /etc/passwd, and throws it all as its exception message (and on stderr)",
+                      labs={HOST: HandIn(zero("RUNTIME_ERROR"), "it throws; nothing it read may reach a report")}),
+    "thief": Attacker("cpu", (4,), "#includes the lab 01 solution (absolute path, <../../solutions/...> through "
+                                   "-I common/include) or a classmate's file, and calls its host_sum",
+                      labs={HOST: HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: its fallback "
+                                                               "returns 0")}),
+    "thief10": Attacker("gpu", (4,), "the same theft for lab 10, a GPU lab",
+                        labs={"10_two_step": HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: "
+                                                                          "the placeholder, not implemented yet")}),
+    "quoter": Attacker("cpu", (4,), "#includes /etc/passwd, /proc/self/environ, the solution (its lines made into "
+                                    "errors), a classmate's file and the reference module, so the compiler quotes them",
+                       labs={HOST: HandIn(zero("COMPILE_ERROR"), "always a compile error; the report may quote "
+                                                                 "only the student's own lines")}),
+    "module_thief": Attacker("cpu", (5,), "finds a lab01*.so that is not its own (mapped in its process, or "
+                                          "anywhere on the filesystem), dlopens it and returns its sum",
+                             labs={HOST: HandIn(zero("WRONG_ANSWER"), "no module to find in the sandbox: its "
+                                                                      "fallback returns 0")}),
+
+    # ---- 9: the lab's identity and error depth ----
+    "depth_cheat": Attacker("cpu", (9,), "redefines REDUCTION_DEFINE_HOST_LAB after its region to declare a float "
+                                         "error depth of 2^60, and sums floats sloppily (every 16th element x 16)",
+                            labs={HOST: HandIn(zero("WRONG_ANSWER"), "the depth comes from the trusted side: "
+                                                                     "its float sums are wrong")}),
+    "impostor": Attacker("cpu", (9,), "redefines REDUCTION_DEFINE_HOST_LAB so that lab 01's module says it is lab "
+                                      "02, a GPU lab (NOT_RUN without a GPU); host_sum returns 0",
+                         labs={HOST: HandIn(zero("RUNTIME_ERROR", "WRONG_ANSWER", "COMPILE_ERROR"),
+                                            "graded as lab 01 or refused for claiming another lab; never NOT_RUN")}),
+
+    # ---- 2, 3: the grader, the records, the other students ----
+    "reaper": Attacker("cpu", (2,), "SIGTERM to its parent, SIGTERM and SIGKILL to every process in /proc, "
+                                    "kill(-1, SIGKILL); then the right sum",
+                       labs={HOST: HandIn(passed() + zero("RUNTIME_ERROR"),
+                                          "its sum is right (or it killed its own run: 0), and nothing outside "
+                                          "its sandbox died")}),
+    "scribbler": Attacker("cpu", (2,), "finds output folders; rewrites classmates' records to 0, adds a phantom "
+                                       "student with full marks, pre-writes a complete full-marks record for itself "
+                                       "(for a resuming grader), adds gradebook and Gradescope rows; then the right sum",
+                          labs={HOST: HandIn(passed(), "its sum is right; its record says 10, not 190")}),
+    "lingerer": Attacker("cpu", (3, 2), "leaves a daemon (double fork, setsid, a kernel thread's name) that after "
+                                        "20 s rewrites every record it finds, for 15 minutes; then the right sum",
+                         labs={HOST: HandIn(passed(), "its sum is right; the daemon dies with its sandbox")}),
+    "squatter": Attacker("gpu", (3,), "re-executes its runner, detached, with a static constructor that takes "
+                                      "the GPU forever (a CPU burner where that fails); its sums are the reference's",
+                         labs={"02_atomic": HandIn(passed(ANY), "the reference's sum (its own timing may suffer "
+                                                   "from its hog); the copy dies with its sandbox, so zoe is timed "
+                                                   "on an idle GPU",
+                                                   region="reference+own")}),
+    "forkbomb": Attacker("cpu", (3,), "a fork bomb in a child (every process forks until fork fails, then waits, "
+                                      "holding stdout open); then the right sum",
+                         labs={HOST: HandIn(passed() + zero("RUNTIME_ERROR"),
+                                            "its sum is right (or its own runner starved: 0); classmates compiled "
+                                            "and run at the same time are unaffected")}),
+
+    # ---- 11: resources ----
+    "flooder": Attacker("cpu", (11,), "writes 4 GiB to stdout and 4 GiB to stderr (junk, forged observations, old "
+                                      "markers); then a wrong sum",
+                        labs={HOST: HandIn(zero(*_CRASHED), "no points, a bounded report, and the grader survives")}),
+    "hoarder": Attacker("cpu", (11,), "writes up to 16 GiB into its scratch and 2 GiB into /dev/shm, then takes up "
+                                      "to 256 GiB of host memory; then a wrong sum",
+                        labs={HOST: HandIn(zero(*_CRASHED), "no points; limits stop it, not the machine")}),
+
+    # ---- 15: the network ----
+    "netcat": Attacker("cpu", (15,), "looks for a way out (a non-loopback interface, 127.0.0.1 services, public "
+                                     "DNS, cloud metadata, DNS resolution, docker/containerd sockets), sends its "
+                                     "environment through any, and throws naming it; the right sum only when all are shut",
+                       labs={HOST: HandIn(passed(), "PASSED only if its sandbox had no network at all")}),
+
+    # ---- 12: the build tree ----
+    "runner_swap": Attacker("cpu", (12,), "replaces /proc/self/exe and every reduction_* program and lab*.so of "
+                                          "every build tree it finds with a script that prints the old marker and "
+                                          "fails; then the right sum",
+                            labs={HOST: HandIn(passed(), "its sum is right; the build tree is read-only to it, so "
+                                                         "zoe is graded by the real programs")}),
+
+    # ---- 8: the watchdog ----
+    "watchdog": Attacker("cpu", (8,), "a static constructor sets REDUCTION_CALL_TIMEOUT_S=1e9 (and similar), "
+                                      "ignores SIGTERM/SIGINT/SIGHUP/SIGALRM/SIGXCPU, raises RLIMIT_CPU; host_sum "
+                                      "never returns",
+                         labs={HOST: HandIn(zero("TIMEOUT"), "a TIMEOUT after the per-call limit the grader holds, "
+                                                             "not the whole run's")}),
+    "spinner": Attacker("gpu", (8,), "the same environment and signals, then a kernel that never ends",
+                        labs={"02_atomic": HandIn(zero("TIMEOUT"), "a TIMEOUT after the per-call limit")}),
+
+    # ---- 6, 7: timing ----
+    "cacher": Attacker("gpu", (6,), "caches the sum per (input pointer, n) in device memory and answers repeats "
+                                    "with a 4-byte copy",
+                       labs={"10_two_step": HandIn(passed(0) + zero("WRONG_ANSWER"),
+                                                   "no performance points: timed calls on re-randomized buffers "
+                                                   "get stale sums (wrong if a test reuses a buffer)",
+                                                   region="reference+own")}),
+    "last_n": Attacker("gpu", (6,), "returns the last result when called again with the same n, without reading",
+                       labs={"10_two_step": HandIn(zero("WRONG_ANSWER") + passed(0),
+                                                   "wrong as soon as one n comes with other data; never "
+                                                   "performance points", region="reference+own")}),
+    "bench_detector": Attacker("gpu", (7,), "detects timing (argv, /proc/self/cmdline, environment, the same large "
+                                            "n three times) and then sums a quarter of the input x 4",
+                               labs={"10_two_step": HandIn(passed(0) + zero("WRONG_ANSWER"),
+                                                           "every timed result is verified: no performance points",
+                                                           region="reference+own")}),
+    "stream_escape": Attacker("gpu", (7,), "works on the legacy default stream instead of the given one (and holds "
+                                           "the GPU 20 ms at n >= 2^22, so an honest timing is > 10x the reference)",
+                              labs={"10_two_step": HandIn(passed(0) + zero("WRONG_ANSWER"),
+                                                          "no performance points: timed honestly it is slow, "
+                                                          "timed on its stream alone it is below the read roof",
+                                                          region="reference+own")}),
+    "timing_tamper": Attacker("gpu", (7,), "honestly slow (20 ms more at n >= 2^22); at exit (destructor, atexit, "
+                                           "SIGTERM) rewrites every timings file it can reach and prints forged "
+                                           "timing lines",
+                              labs={"10_two_step": HandIn(passed(0) + zero("RUNTIME_ERROR"),
+                                                          "its real time is far beyond 10x the reference (forged "
+                                                          "lines on stdout may count against it)",
+                                                          region="reference+own")}),
+    "self_patcher": Attacker("gpu", (7,), "honestly slow while a marker in its .so says SLOW; on its first call it "
+                                          "patches its own module file to FAST, for the timing run to load",
+                             labs={"10_two_step": HandIn(passed(0) + zero("RUNTIME_ERROR"),
+                                                         "the module timed is the module tested (read-only, same "
+                                                         "digest): slow, no performance points",
+                                                         region="reference+own")}),
+
+    # ---- 13, 14: layout ----
+    "copycat": Attacker("cpu", (13,), "its student folder is a symbolic link to aaron's", folder_link="aaron",
+                        refusable=True),
+    "linker": Attacker("cpu", (13, 4), "lab files that are symbolic links: lab 01 to the solution (absolute), lab 02's "
+                                       "folder to the solution's folder, lab 03 to /etc/passwd",
+                       labs={HOST: HandIn(MISSING, "a link is not a lab file",
+                                          link="{repo}/solutions/01_host_sum/host_sum.cpp"),
+                             "02_atomic": HandIn(MISSING, "a linked folder is not the student's",
+                                                 folder_link="{repo}/solutions/02_atomic"),
+                             "03_shared_atomic": HandIn(MISSING, "a link is not a lab file", link="/etc/passwd")}),
+    "formula": Attacker("cpu", (14,), "a student folder named =HYPERLINK(...): a formula in a spreadsheet",
+                        folder='=HYPERLINK("evil.example","190")', refusable=True,
+                        labs={HOST: HandIn(passed(), "graded (the name neutralised in gradebook.csv) or refused",
+                                           region="reference")}),
+    "plus_cmd": Attacker("cpu", (14,), "a student folder named +cmd, a name the old grader accepted",
+                         folder="+cmd", refusable=True,
+                         labs={HOST: HandIn(passed(), "graded (the name neutralised in gradebook.csv) or refused",
+                                            region="reference")}),
+    "litter": Attacker("cpu", (13, 14), "extra files with hostile names (a newline forging a progress line, terminal "
+                                        "escapes, XML and JSON breakers, a formula), 2000 files, a 60-level folder, "
+                                        "a 20 MB file",
+                       labs={HOST: HandIn(passed(), "the reference region; the extra files are ignored, and the "
+                                                    "reports stay valid and small", region="reference")},
+                       extra_files={
+                           # U+2215 looks like the slash a file name cannot hold
+                           "labs/01_host_sum/notes\n[student 1\u22151] litter  lab 01_host_sum  PASSED.txt": "hi\n",
+                           "labs/01_host_sum/\x1b[2J\x1b[31mALL PASSED\x1b[0m.txt": "hi\n",
+                           "labs/01_host_sum/]]><injected total=\"190\"><![CDATA[.txt": "hi\n",
+                           'labs/01_host_sum/","total":190,"x":".txt': "hi\n",
+                           "labs/01_host_sum/=1+1.csv": "=1+1\n",
+                       }),
+}
+
+# Generated extra files too many or too large to list above: (attacker, kind, count or bytes).
+GENERATED_LITTER = {"litter": {"junk files": 2000, "folder depth": 60, "big file bytes": 20 * 1024 * 1024}}
+
+INVARIANTS = [
+    "every student gets one of its accepted outcomes per lab, and a total that is the sum of its labs",
+    "the gradebook, the records and the Gradescope folders list exactly the class folder's students "
+    "(a refusable attacker may be absent), nothing else (no phantom)",
+    "no gradebook cell starts with =, +, -, @, a tab or a carriage return",
+    "the victims (aaron, zoe) get exactly their points: the attackers changed nothing of theirs",
+    "no report (students/, gradescope/, gradebook.csv, junit.xml, timings) contains the grader's "
+    "REDUCTION_TEST_SECRET value, a line of a reference solution's region, or a line of /etc/passwd",
+    "every report file parses and is at most 1 MiB (gradebook.csv, junit.xml, timings: 8 MiB)",
+    "no process of uid 65534 (the sandbox's user) is left running after the grader exits",
+]

@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""Checks a grading of a class against the class's expected_verdicts.json.
+
+    python3 examples/check_class.py CLASS_DIR OUT_DIR [--cpu-only] [--secret VALUE]
+                                    [--no-process-check] [--uid 65534]
+
+CLASS_DIR is a class written by examples/make_examples.py (the students and expected_verdicts.json);
+OUT_DIR is what grading/grade.py wrote for it (students/*.json, gradebook.csv, gradescope/,
+junit.xml, timings). It checks, and prints as a table:
+
+- every student and lab: the verdict and the correctness and performance points are one of the
+  accepted outcomes; with --cpu-only (a machine without a GPU) the outcomes a machine without a GPU
+  must give instead (a GPU lab that compiles is NOT_RUN, no points); the student's total is the
+  sum of its labs (blank when a lab was not run), and its gradebook row says the same;
+- the class-level invariants: the records, the gradebook, the Gradescope folders and the JUnit
+  suites name exactly the class folder's students (a "refusable" attacker may be absent); no
+  gradebook cell is a spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
+  value, a line of a reference solution's region that the student did not hand in, or a line of
+  /etc/passwd; every report parses and is small; no process of the sandbox's uid is left running.
+
+Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
+The grader's record format is read in one place, read_record(), and assumed to be
+record["student"], record["total"], record["labs"][folder]["verdict"] and
+record["labs"][folder]["score"]["correctness" | "performance" | "total"].
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXPECTED_FILE = "expected_verdicts.json"
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+STUDENT_REPORT_LIMIT = 1 << 20      # students/<s>.json, gradescope/<s>/results.json
+CLASS_REPORT_LIMIT = 8 << 20        # gradebook.csv, junit.xml, timings.*
+TOLERANCE = 0.011                   # points are rounded to 2 decimals
+MIN_SECRET_LINE = 20                # shorter solution lines ("return sum;") are not distinctive
+
+
+# ---------------------------------------------------------------------------------------------
+# The grader's outputs: the only place that knows the record format
+
+
+@dataclass
+class LabResult:
+    verdict: str | None
+    correctness: float | None
+    performance: float | None
+    total: float | None
+
+
+@dataclass
+class Record:
+    student: str
+    total: float | None
+    labs: dict[str, LabResult] = field(default_factory=dict)
+
+
+def read_record(path: Path) -> Record:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    labs = {}
+    for folder, entry in (data.get("labs") or {}).items():
+        score = entry.get("score") or {}
+        labs[folder] = LabResult(entry.get("verdict"), score.get("correctness"), score.get("performance"),
+                                 score.get("total"))
+    return Record(str(data.get("student", path.stem)), data.get("total"), labs)
+
+
+def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    return (rows[0], rows[1:]) if rows else ([], [])
+
+
+def unneutralised(cell: str, names: set[str]) -> str:
+    """A gradebook name as the class folder spells it: a grader may prefix a ' to a name that a
+    spreadsheet would read as a formula."""
+    return cell[1:] if cell.startswith("'") and cell[1:] in names else cell
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class Check:
+    what: str
+    ok: bool
+    detail: str = ""
+    student: str | None = None   # a student's check (shown in the student table), else class-level
+    shown: str = ""              # the student table's cell: what the grader gave
+
+
+def number(value) -> float | None:
+    if value is None or value == "":
+        return None
+    return float(value)
+
+
+def within(value, bounds) -> bool:
+    if bounds is None:
+        return value is None
+    return value is not None and bounds[0] - TOLERANCE <= value <= bounds[1] + TOLERANCE
+
+
+def describe(outcome: dict) -> str:
+    def points(bounds):
+        if bounds is None:
+            return "-"
+        return f"{bounds[0]:g}" if bounds[0] == bounds[1] else f"{bounds[0]:g}..{bounds[1]:g}"
+    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}"
+
+
+def got(lab: LabResult | None) -> str:
+    if lab is None:
+        return "(no entry)"
+    show = lambda value: "-" if value is None else f"{value:g}"  # noqa: E731
+    return f"{lab.verdict} {show(lab.correctness)}+{show(lab.performance)}"
+
+
+def check_student(name: str, expected: dict, record: Record, cpu_only: bool) -> list[Check]:
+    checks = []
+    total, not_run = 0.0, False
+    for folder, entry in expected.items():
+        accepted = entry["without_gpu"] if cpu_only else entry["accept"]
+        lab = record.labs.get(folder)
+        ok = lab is not None and any(lab.verdict == outcome["verdict"] and within(lab.correctness, outcome["correctness"])
+                                     and within(lab.performance, outcome["performance"]) for outcome in accepted)
+        quiet = ok and lab.verdict == "MISSING" and entry.get("why") == "not handed in"
+        checks.append(Check(f"{name} {folder}", ok, f"got {got(lab)}; accepts {' or '.join(map(describe, accepted))}",
+                            name, "" if quiet else f"{folder[:2]} {got(lab)}"))
+        if lab is not None:
+            not_run |= lab.verdict == "NOT_RUN" or lab.total is None
+            total += lab.total or 0.0
+    want = None if not_run else round(total, 2)
+    ok = (record.total is None) if want is None else (record.total is not None and abs(record.total - want) < TOLERANCE)
+    checks.append(Check(f"{name} total", ok, f"got {record.total}; the sum of its labs is {want}", name,
+                        f"total {'-' if record.total is None else f'{record.total:g}'}"))
+    return checks
+
+
+def check_gradebook_row(name: str, row: list[str], header: list[str], record: Record) -> Check:
+    problems = []
+    for column, cell in zip(header[1:], row[1:]):
+        value = number(cell)
+        want = record.total if column == "total" else (record.labs[column].total if column in record.labs else None)
+        if (value is None) != (want is None) or (value is not None and abs(value - want) >= TOLERANCE):
+            problems.append(f"{column}={cell!r} (record: {want})")
+    return Check(f"{name} gradebook row", not problems, "; ".join(problems) or "as in the record", name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets
+
+
+def region_lines(text: str) -> list[str]:
+    match = re.search(r"BEGIN STUDENT CODE[^\n]*\n(.*?)\n[^\n]*END STUDENT CODE", text, re.S)
+    return [line.strip() for line in (match.group(1) if match else "").splitlines()]
+
+
+def file_lines(paths) -> set[str]:
+    lines = set()
+    for path in paths:
+        if path.is_file() and not path.is_symlink():
+            lines.update(line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines())
+    return lines
+
+
+def solution_lines() -> set[str]:
+    """Lines of the reference solutions' regions that appear nowhere a student may see them
+    (skeletons, common headers) and are long enough to be distinctive."""
+    public = file_lines(p for folder in ("labs", "common") for p in (REPO / folder).rglob("*"))
+    lines = set()
+    for path in (REPO / "solutions").rglob("*"):
+        if path.suffix in (".cu", ".cpp") and path.is_file():
+            lines.update(region_lines(path.read_text(encoding="utf-8", errors="replace")))
+    return {line for line in lines - public if len(line) >= MIN_SECRET_LINE}
+
+
+def own_lines(class_dir: Path, name: str) -> set[str]:
+    """What the student handed in (never through a link): its report may quote it."""
+    folder = class_dir / name
+    if folder.is_symlink() or not folder.is_dir():
+        return set()
+    files = []
+    for root, dirs, names in os.walk(folder):  # os.walk does not follow links to folders
+        files += [Path(root) / n for n in names if Path(n).suffix in (".cu", ".cpp", ".cuh", ".h", ".hpp")]
+    return file_lines(files)
+
+
+def strings_of(path: Path) -> str:
+    """A report's text as a reader sees it: JSON strings unescaped, XML text and attributes."""
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".json":
+        values = []
+
+        def walk(node):
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    values.append(str(key))
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+            elif node is not None:
+                values.append(str(node))
+        walk(json.loads(raw))
+        return raw + "\n" + "\n".join(values)
+    if path.suffix == ".xml":
+        root = ET.fromstring(raw)
+        return raw + "\n" + "\n".join([*(e.text or "" for e in root.iter()), *(e.tail or "" for e in root.iter()),
+                                       *(v for e in root.iter() for v in e.attrib.values())])
+    return raw
+
+
+def report_files(out: Path) -> list[tuple[Path, str | None]]:
+    """(file, student or None for a class-wide file): everything the grader reports, not its
+    work/ folder (spliced sources and modules, never shown to students)."""
+    files = []
+    for path in sorted((out / "students").glob("*.json")):
+        files.append((path, path.stem))
+    gradescope = out / "gradescope"
+    if gradescope.is_dir():
+        for folder in sorted(gradescope.iterdir()):
+            files += [(path, folder.name) for path in sorted(folder.rglob("*")) if path.is_file()]
+    for path in sorted(out.iterdir()) if out.is_dir() else []:
+        if path.is_file() and not path.name.startswith("."):
+            files.append((path, None))
+    return files
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks
+
+
+def class_students(class_dir: Path) -> list[str]:
+    """The class folder's students: its folders, links to folders included (a grader may refuse those)."""
+    return sorted(entry.name for entry in class_dir.iterdir()
+                  if not entry.name.startswith(".") and (entry.is_dir() or entry.is_symlink()))
+
+
+def leftover_processes(uid: int) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        uids = re.search(r"^Uid:\s+(.*)$", status, re.M)
+        if uids and str(uid) in uids.group(1).split():
+            name = re.search(r"^Name:\s+(.*)$", status, re.M)
+            found.append(f"{entry.name} ({name.group(1) if name else '?'})")
+    return found
+
+
+def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, process_uid: int | None) -> list[Check]:
+    expected = json.loads((class_dir / EXPECTED_FILE).read_text(encoding="utf-8"))
+    attackers = expected.get("attackers", {})
+    names = class_students(class_dir)
+    name_set = set(names)
+    checks: list[Check] = []
+
+    if sorted(expected["students"]) != names:
+        checks.append(Check("class folder", False, f"{EXPECTED_FILE} names {sorted(expected['students'])}, "
+                                                   f"the folder holds {names}: write the class again"))
+
+    # Records, read once; a record that does not parse is itself a failure.
+    records: dict[str, Record] = {}
+    for path in sorted((out / "students").glob("*.json")):
+        try:
+            record = read_record(path)
+        except (ValueError, OSError) as error:
+            checks.append(Check(f"record {path.name}", False, f"does not parse: {error}"))
+            continue
+        records[record.student] = record
+
+    header, rows = read_gradebook(out / "gradebook.csv") if (out / "gradebook.csv").is_file() else ([], [])
+    gradebook = {unneutralised(row[0], name_set): row for row in rows if row}
+
+    # Per student: verdicts, points, total, gradebook row.
+    for name in names:
+        refusable = attackers.get(name, {}).get("refusable", False)
+        record = records.get(name)
+        if record is None:
+            refused = refusable and name not in gradebook
+            checks.append(Check(f"{name}", refused, "refused: no record and no gradebook row" if refused
+                                else "no record in students/" + (" (but a gradebook row)" if name in gradebook else ""),
+                                name, "refused" if refused else "no record"))
+            continue
+        checks += check_student(name, expected["students"].get(name, {}), record, cpu_only)
+        if name in gradebook:
+            checks.append(check_gradebook_row(name, gradebook[name], header, record))
+        else:
+            checks.append(Check(f"{name} gradebook row", False, "no row in gradebook.csv", name))
+
+    # The roster: nothing but the class folder's students, anywhere.
+    phantoms = sorted(set(records) - name_set)
+    phantoms += [f"gradebook:{row[0]!r}" for row in rows if row and unneutralised(row[0], name_set) not in name_set]
+    if (out / "gradescope").is_dir():
+        phantoms += [f"gradescope/{p.name}" for p in (out / "gradescope").iterdir() if p.name not in name_set]
+    junit = out / "junit.xml"
+    if junit.is_file():
+        try:
+            suites = [suite.get("name") for suite in ET.parse(junit).getroot().iter("testsuite")]
+            phantoms += [f"junit:{suite!r}" for suite in suites if suite is not None and suite not in name_set]
+        except ET.ParseError as error:
+            checks.append(Check("junit.xml", False, f"does not parse: {error}"))
+    checks.append(Check("roster: exactly the class folder's students", not phantoms,
+                        ", ".join(phantoms) or f"{len(records)} records, {len(rows)} gradebook rows"))
+
+    formulas = [cell for row in rows for cell in row if cell.startswith(FORMULA_STARTS)]
+    checks.append(Check("gradebook: no formula cells", not formulas, ", ".join(map(repr, formulas)) or "none"))
+
+    victims = [name for name, meta in attackers.items() if meta.get("victim")]
+    if victims:
+        bad = [c.what for c in checks if not c.ok and c.student in victims]
+        checks.append(Check("victims unchanged: " + ", ".join(victims), not bad, ", ".join(bad) or "as expected"))
+
+    # Reports: parse, size, secrets.
+    secrets = solution_lines()
+    passwd = {line for line in file_lines([Path("/etc/passwd")]) if len(line) >= 10}
+    # A student's report may quote what it handed in: a solution line inside one of its own lines.
+    forbidden = {None: secrets}
+    for name in names:
+        own = own_lines(class_dir, name)
+        forbidden[name] = {line for line in secrets if not any(line in mine for mine in own)}
+    leaks, broken, big = [], [], []
+    for path, student in report_files(out):
+        limit = STUDENT_REPORT_LIMIT if student is not None else CLASS_REPORT_LIMIT
+        if path.stat().st_size > limit:
+            big.append(f"{path.relative_to(out)} ({path.stat().st_size} bytes)")
+        try:
+            text = strings_of(path)
+        except (ValueError, ET.ParseError) as error:
+            broken.append(f"{path.relative_to(out)}: {error}")
+            continue
+        if secret and secret in text:
+            leaks.append(f"{path.relative_to(out)}: the REDUCTION_TEST_SECRET value")
+        quoted = {line for line in forbidden.get(student, secrets) if line in text}
+        if quoted:
+            leaks.append(f"{path.relative_to(out)}: {len(quoted)} solution line(s), e.g. {sorted(quoted)[0]!r}")
+        if any(line in text for line in passwd):
+            leaks.append(f"{path.relative_to(out)}: a line of /etc/passwd")
+    checks.append(Check("reports parse", not broken, "; ".join(broken) or "all"))
+    checks.append(Check("reports are small", not big, "; ".join(big) or "all under the limits"))
+    checks.append(Check("reports hold no secret", not leaks, "; ".join(leaks) or
+                        ("no secret, solution line or /etc/passwd line" if secret else
+                         "no solution line or /etc/passwd line (no REDUCTION_TEST_SECRET given: not looked for)")))
+
+    if process_uid is not None:
+        left = leftover_processes(process_uid)
+        checks.append(Check(f"no process of uid {process_uid} left", not left, ", ".join(left) or "none"))
+    return checks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("class_dir", type=Path, help="the class folder (with expected_verdicts.json)")
+    parser.add_argument("out", type=Path, help="the grader's output folder for it")
+    parser.add_argument("--cpu-only", action="store_true",
+                        help="graded without a GPU: check what a machine without a GPU must give")
+    parser.add_argument("--secret", default=os.environ.get("REDUCTION_TEST_SECRET"),
+                        help="the grader's REDUCTION_TEST_SECRET value (default: this environment's)")
+    parser.add_argument("--uid", type=int, default=65534, help="the sandbox's uid (default 65534)")
+    parser.add_argument("--no-process-check", action="store_true",
+                        help="do not look for leftover processes (checking a grading made elsewhere)")
+    args = parser.parse_args(argv)
+    if not (args.class_dir / EXPECTED_FILE).is_file():
+        parser.error(f"{args.class_dir} has no {EXPECTED_FILE}: write the class with examples/make_examples.py")
+    if not args.out.is_dir():
+        parser.error(f"{args.out}: no such folder")
+    checks = check(args.class_dir, args.out, args.cpu_only, args.secret, None if args.no_process_check else args.uid)
+    print_report(checks)
+    return 1 if any(not c.ok for c in checks) else 0
+
+
+def print_report(checks: list[Check]) -> None:
+    """One line per student (the labs it handed in, as graded), the mismatches in full, then the
+    class-level invariants."""
+    students = list(dict.fromkeys(c.student for c in checks if c.student is not None))
+    width = max([len(name) for name in students] + [7])
+    print(f"{'student':<{width}}  ok    what the grader gave (verdict correctness+performance)")
+    for name in students:
+        own = [c for c in checks if c.student == name]
+        cells = ", ".join(c.shown for c in own if c.shown)
+        print(f"{name:<{width}}  {'ok  ' if all(c.ok for c in own) else 'FAIL'}  {cells}")
+    mismatches = [c for c in checks if c.student is not None and not c.ok]
+    if mismatches:
+        print("\nMismatches:")
+        for c in mismatches:
+            print(f"  {c.what}: {c.detail}")
+    print("\nClass-level:")
+    for c in (c for c in checks if c.student is None):
+        print(f"  {'ok  ' if c.ok else 'FAIL'}  {c.what}: {c.detail}")
+    failed = sum(not c.ok for c in checks)
+    print(f"\n{len(checks) - failed} of {len(checks)} checks hold" + (f"; {failed} FAILED" if failed else ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

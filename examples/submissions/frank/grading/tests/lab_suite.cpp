@@ -1,1 +1,0 @@
-// my copy of the tests, with the float tolerance raised
