@@ -10,16 +10,20 @@ import sys
 import threading
 from pathlib import Path
 
-from .engine import NO_GPU_MESSAGE, RESERVED_NAMES, Grader, Options
-from .manifest import GraderError, ensure_build, load_manifest
+from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, RESERVED_NAMES, Grader, Options
+from .manifest import GraderError, check_programs, ensure_build, load_manifest
 from .policy import Policy
+from .records import StudentRecord
 from .reports import summary_table
+from .sandbox import Limits, Sandbox
 from .toolchain import Toolchain, kill_all
-from .verdicts import PASSED
+from .verdicts import NOT_RUN, PASSED
 
 GRADING_DIR = Path(__file__).resolve().parent.parent
 REPO = GRADING_DIR.parent
 SELF_NAME = "self"
+STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")  # no leading =, +, -, @: never a formula
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 DESCRIPTION = """Grades reduction-labs submissions: compiles each student's lab files against the official
 skeletons, runs the tests, compute-sanitizer and the benchmark, and writes the gradebook.
@@ -50,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--force", action="store_true", help="regrade students that are already complete")
     parser.add_argument("--no-build", action="store_true",
                         help="use BUILD as it is: never run CMake (for callers inside a build, e.g. grade-example)")
+    parser.add_argument("--seed", type=int, help="the inputs' seed (default: a new one each run; --self: the "
+                        f"public {PUBLIC_SEED}); a report names the seed its failures replay with")
     return parser
 
 
@@ -58,10 +64,16 @@ def find_students(submissions: Path, wanted: list[str] | None, log) -> list[tupl
         raise GraderError(f"{submissions}: not a folder")
     students = []
     for entry in sorted(submissions.iterdir()):
-        if entry.name.startswith(".") or not entry.is_dir():
+        if entry.name.startswith("."):
             continue
-        if entry.name in RESERVED_NAMES or not re.fullmatch(r"[A-Za-z0-9_.@+-]+", entry.name):
-            log(f"warning: {entry}: '{entry.name}' cannot be a student name (reserved or odd characters); skipped")
+        if entry.is_symlink():  # a link to a classmate's folder must not be graded as this student's
+            log(f"warning: {submissions}/{entry.name!r} is a symbolic link, not a student's own folder; skipped")
+            continue
+        if not entry.is_dir():
+            continue
+        if entry.name in RESERVED_NAMES or not STUDENT_NAME.fullmatch(entry.name):
+            log(f"warning: {submissions}/{entry.name!r} cannot be a student name (reserved, odd characters or a "
+                "leading =, +, -, @); skipped")
             continue
         students.append((entry.name, entry))
     if wanted:
@@ -82,20 +94,35 @@ def skeleton_dirs(manifest) -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
-def print_self_details(record: dict) -> None:
-    for folder, entry in record["labs"].items():
-        print(f"\n{folder}: {entry['verdict']}")
-        if entry["verdict"] != PASSED and entry.get("detail"):
-            print("  " + entry["detail"].replace("\n", "\n  "))
-        if entry.get("compile", {}).get("output") and not entry["compile"].get("ok", True):
-            print("  compiler output:\n    " + entry["compile"]["output"][-3000:].replace("\n", "\n    "))
-        for finding in entry.get("sanitizer", {}).get("findings", []):
-            if finding["status"] == "hazards":
-                print(f"  {finding['tool']}: {finding['count']} hazard(s)")
+def print_self_details(record: StudentRecord) -> None:
+    for folder, entry in record.labs.items():
+        print(f"\n{folder}: {entry.verdict}")
+        if entry.verdict != PASSED and entry.detail:
+            print("  " + entry.detail.replace("\n", "\n  "))
+        if entry.compile.output and not entry.compile.ok:
+            print("  compiler output:\n    " + entry.compile.output[-3000:].replace("\n", "\n    "))
+        for finding in entry.sanitizer.findings:
+            if finding["status"] in ("hazards", "incomplete"):
+                print(f"  {finding['tool']}: {finding['count']} finding(s) {finding['note']}".rstrip())
                 for line in finding["report"][:6]:
                     print("    " + line)
-        for note in entry.get("notes", []) + entry.get("score", {}).get("notes", []):
+        for note in entry.notes + entry.score.notes:
             print("  " + note.replace("\n", "\n  "))
+
+
+def self_check_status(record: StudentRecord) -> int:
+    """0: every lab passed; 3: the rest was not run (no GPU here), nothing failed; 1: a lab failed."""
+    verdicts = [entry.verdict for entry in record.labs.values()]
+    if all(v == PASSED for v in verdicts):
+        print("\nself-check: every lab passed")
+        return EXIT_OK
+    if all(v in (PASSED, NOT_RUN) for v in verdicts):
+        print(f"\nself-check incomplete: {verdicts.count(NOT_RUN)} GPU lab(s) not run ({NO_GPU_MESSAGE}); "
+              "run it on a machine with a GPU (exit status 3)")
+        return EXIT_INCOMPLETE
+    failed = [folder for folder, entry in record.labs.items() if entry.verdict not in (PASSED, NOT_RUN)]
+    print(f"\nself-check: {len(failed)} lab(s) not passed: {', '.join(failed)}")
+    return EXIT_FAILED
 
 
 def _stop(signum, frame):
@@ -121,9 +148,9 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
         policy = Policy.load(args.policy or (default_policy if default_policy.is_file() else None))
         if manifest is None and args.no_build:
             manifest = load_manifest(build_dir)
+            check_programs(manifest)
         if manifest is None:
-            probe = toolchain or Toolchain(None)
-            manifest = ensure_build(REPO, build_dir, need_bench=not args.no_bench and probe.gpu_available(), log=log)
+            manifest = ensure_build(REPO, build_dir, log=log)
         labs = manifest.select(args.labs.split(",") if args.labs else None)
         options = Options(labs=labs, jobs=max(1, args.jobs), sanitizer=not args.no_sanitizer,
                           bench=not args.no_bench, force=args.force or self_check, large=args.large,
@@ -136,19 +163,27 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
         else:
             students = find_students(args.submissions, args.student, log)
         if toolchain is None:
-            toolchain = Toolchain(manifest)
+            # Nothing the grader owns is visible to student code: the repository (solutions/), the build
+            # tree (reference modules), the outputs and the other submissions.
+            hidden = [REPO, manifest.source_dir, manifest.binary_dir, out, manifest.reference_dir or REPO,
+                      args.submissions or args.self_dir]
+            sandbox_limits = policy.section("sandbox")
+            toolchain = Toolchain(manifest, Sandbox.detect(Path(p).resolve() for p in hidden),
+                                  Limits(file_bytes=int(sandbox_limits["output_mib"]) << 20,
+                                         processes=int(sandbox_limits["processes"]),
+                                         memory_bytes=int(sandbox_limits["memory_gib"]) << 30))
         grader = Grader(manifest, policy, toolchain, out, options,
                         skeleton_dirs=skeleton_dirs(manifest), log=log)
         result = grader.grade_class(students)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         kill_all()
         print("\ninterrupted: completed students are saved; rerun to resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
-    shown = [r for r in result.records if r["student"] in {name for name, _ in students}]
+    shown = [r for r in result.records if r.student in {name for name, _ in students}]
     print()
     print(summary_table(shown, labs))
     if result.no_gpu:
@@ -158,8 +193,9 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
         print("\nsanitizer not available (compute-sanitizer is not on PATH): no sanitizer checks, no penalty.")
     if result.skipped:
         print(f"\n{len(result.skipped)} student(s) already graded were skipped (--force to regrade).")
-    print(f"\nreports: {out}/gradebook.csv, timings.csv, junit.xml, students/, gradescope/")
+    print(f"\ninputs: seed {result.seed} (replay a failure with --seed {result.seed}); student code: {result.sandbox}")
+    print(f"reports: {out}/gradebook.csv, timings.csv, junit.xml, students/, gradescope/")
     if self_check and shown:
         print_self_details(shown[0])
-        return 0 if all(e["verdict"] == PASSED for e in shown[0]["labs"].values()) else 1
-    return 0
+        return self_check_status(shown[0])
+    return EXIT_OK

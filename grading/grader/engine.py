@@ -1,39 +1,44 @@
-"""Grading a class: per student, compile their lab files, test, sanitize, benchmark, score.
+"""Grading a class: per student, compile their lab files, test, sanitize, time, score.
 
-Order per student (one student at a time):
+The grader is the trusted side. Student code runs only in sandboxed processes (toolchain.py) whose
+word counts for nothing: a verdict comes from the trusted checker's report and the grader's own
+observations of the run, with inputs drawn from a seed new to this run. Order per student:
   1. collect the lab files, splice each STUDENT CODE region into the official skeleton;
-  2. compile them, one nvcc per lab, in parallel (--jobs);
-  3. run each lab's tests in its own process, a few labs at a time (correctness only);
+  2. compile them in the sandbox, one nvcc per lab, in parallel (--jobs); keep each module's digest;
+  3. run each lab's test plan in the sandbox, a few labs at a time, and check what it observed;
   4. run compute-sanitizer on the small cases of the labs that passed;
-  5. benchmark the labs that passed against the reference, alone on the GPU;
-  6. score, and write the student's JSON and the class files.
-The student's JSON is rewritten after each step (complete = false until the end); a rerun skips
-the students whose JSON is complete and redoes the others.
+  5. time the labs that passed: references, student, references (benchmark.py);
+  6. score, and write the student's signed record and the class files.
+The record is rewritten (signed) after each step, complete = false until the end; a rerun skips the
+students whose record is complete and signed by this output folder's key, and redoes the others.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime
 import json
+import secrets
 import shutil
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import reports, scoring
+from . import benchmark, reports, scoring, signing
+from .diagnostics import first_error, student_diagnostics
 from .manifest import Lab, Manifest
 from .policy import Policy
+from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
 from .submission import RegionError, Submission, collect, read_text, splice
-from .verdicts import (COMPILE_ERROR, MISSING, NOT_RUN, PASSED, ProcessResult, sanitizer_finding, tail,
-                       test_verdict)
+from .toolchain import sha256_of
+from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sanitizer_finding, test_verdict
 
-GRADER_VERSION = "reduction-labs grader 1.0"
+GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
-COMPILER_OUTPUT_CHARS = 12000
-RESERVED_NAMES = ("reference", "baseline", "A/A")
+RESERVED_NAMES = ("reference", "baseline", "A/A", "roof", "cub")
+PUBLIC_SEED = 20261121  # the student's self-check (and the test suite): fixed, so a failure replays the same
 
 
 @dataclass
@@ -45,23 +50,18 @@ class Options:
     force: bool = False
     large: bool = False
     self_check: bool = False
+    seed: int | None = None   # None: a new seed for this run
 
 
 @dataclass
 class ClassResult:
-    records: list[dict] = field(default_factory=list)
+    records: list[StudentRecord] = field(default_factory=list)
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     no_gpu: bool = False
     sanitizer_missing: bool = False
-
-
-def parse_size(text: str) -> int:
-    text = text.strip()
-    if "^" in text:
-        base, exponent = text.split("^", 1)
-        return round(float(base) ** float(exponent))
-    return round(float(text))
+    seed: int = 0
+    sandbox: str = ""
 
 
 def now() -> str:
@@ -82,6 +82,12 @@ class Grader:
         self.skeleton_dirs = skeleton_dirs or [manifest.source_dir / "labs"]
         self.gpu = False
         self.sanitizer_ok = False
+        self.seed = PUBLIC_SEED
+        self.key = b""
+        self.plans: dict[str, Path] = {}
+        self.sanitizer_plans: dict[str, Path] = {}
+        self.expectations = Path()
+        self.timing: benchmark.ClassTiming | None = None
 
     # ---- class level
 
@@ -89,13 +95,26 @@ class Grader:
         result = ClassResult()
         self.gpu = bool(self.tools.gpu_available())
         self.sanitizer_ok = self.options.sanitizer and self.gpu and bool(self.tools.sanitizer_available())
+        self.seed = self.options.seed if self.options.seed is not None else secrets.randbits(62)
+        self.key = signing.load_key(self.out)
         result.no_gpu = not self.gpu
         result.sanitizer_missing = self.options.sanitizer and self.gpu and not self.sanitizer_ok
+        result.seed, result.sandbox = self.seed, self.tools.sandbox_status()
+        self.say(f"inputs: seed {self.seed} (replay with --seed {self.seed}); student code: {result.sandbox}")
+        if result.sandbox.startswith("UNSANDBOXED"):
+            self.say("WARNING: student code runs UNSANDBOXED here: it can read and write what this user can. "
+                     "Run the grader as root with bubblewrap installed for a gradebook you can sign.")
         if result.no_gpu:
             self.say(f"note: {NO_GPU_MESSAGE}; GPU labs that compile are marked {NOT_RUN} (lab 01 runs on the "
                      "CPU and is graded normally)")
         if result.sanitizer_missing:
             self.say("note: compute-sanitizer not available: sanitizer checks skipped (no penalty)")
+        self._prepare_plans()
+        self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
+                                            self.policy.section("benchmark"), self.seed,
+                                            self.out / "work" / ".run" / str(self.seed) / "timing", self.gpu,
+                                            self.expectations)
+        names = [name for name, _ in students]
         total = len(students)
         for index, (name, root) in enumerate(students, 1):
             path = reports.student_json_path(self.out, name)
@@ -104,74 +123,92 @@ class Grader:
                 result.skipped.append(name)
                 continue
             self.grade_student(index, total, name, root)
-            reports.write_class_outputs(self.out, self.manifest.labs)
+            reports.write_class_outputs(self.out, self.manifest.labs, names, self.key)
             result.graded.append(name)
-        result.records = reports.write_class_outputs(self.out, self.manifest.labs)
-        if any(entry["verdict"] == NOT_RUN for record in result.records for entry in record["labs"].values()):
+        result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key)
+        if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
             result.no_gpu = True
         return result
 
-    @staticmethod
-    def _complete_record(path: Path) -> dict | None:
+    def _prepare_plans(self) -> None:
+        """The run's test plans and expected sums, written by the trusted checker once for the class."""
+        folder = self.out / "work" / ".run" / str(self.seed)
+        self.expectations = folder / "expected.txt"
+        tests = self.policy.section("tests")
+        large = self.options.large or bool(tests.get("large"))
+        for lab in self.options.labs:
+            if not (lab.host or self.gpu):
+                continue
+            plan = folder / f"{lab.folder}.plan"
+            if not plan.is_file():
+                self.tools.make_plan(lab, self.seed, plan, large=large)
+                self.tools.expect(plan, self.expectations)
+            self.plans[lab.folder] = plan
+            if self.sanitizer_ok and not lab.host:
+                small = folder / f"{lab.folder}.sanitize.plan"
+                if not small.is_file():
+                    self.tools.make_plan(lab, self.seed, small, cases=list(self.policy.section("sanitizer")["cases"]))
+                self.sanitizer_plans[lab.folder] = small
+
+    def _load(self, path: Path) -> StudentRecord | None:
+        """A record this grader wrote (signed with this output folder's key), or None."""
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        return record if isinstance(record, dict) and record.get("complete") else None
+        if not isinstance(data, dict) or not signing.verify(self.key, data):
+            return None
+        return StudentRecord.from_json(data)
 
     def _complete(self, path: Path) -> bool:
-        record = self._complete_record(path)
-        return record is not None and all(lab.folder in record.get("labs", {}) for lab in self.options.labs)
+        record = self._load(path)
+        return record is not None and record.complete and all(lab.folder in record.labs for lab in self.options.labs)
 
     def say(self, text: str) -> None:
         with self._print_lock:
             self.log(text)
 
+    def _write(self, path: Path, record: StudentRecord) -> None:
+        reports.write_json(path, signing.sign(self.key, record.to_json()))
+
     # ---- one student
 
-    def grade_student(self, index: int, total: int, name: str, root: Path) -> dict:
+    def grade_student(self, index: int, total: int, name: str, root: Path) -> StudentRecord:
         prefix = f"[student {index}/{total}] {name}"
         work = self.out / "work" / name
         json_path = reports.student_json_path(self.out, name)
-        previous = json_path.with_name(json_path.name + ".previous")
-        if self._complete_record(json_path):
-            json_path.replace(previous)  # the labs not graded now are carried over from it
-        shutil.rmtree(work, ignore_errors=True)  # no module of an earlier grading may be timed
+        earlier = self._load(json_path)
+        earlier = earlier if earlier and earlier.complete else None  # the labs not graded now are carried over
+        shutil.rmtree(work, ignore_errors=True)  # no module of an earlier grading may be run
         submission = collect(name, root, self.options.labs)
         bench = self.policy.section("benchmark")
-        record = {
-            "student": name, "complete": False, "grader": GRADER_VERSION, "started": now(), "finished": None,
-            "date": datetime.date.today().isoformat(), "submission": str(root), "policy": self.policy.path,
-            "machine": {"gpu": self.gpu, "sanitizer": self.sanitizer_ok},
-            "ignored": submission.ignored, "notes": [],
-            "benchmark": {"types": list(bench["types"]), "sizes": list(bench["sizes"]),
-                          "sizes_n": [parse_size(s) for s in bench["sizes"]], "status": "not run"},
-            "labs": {}, "timings": [], "total": None, "max_total": None,
-        }
+        record = StudentRecord(
+            student=name, grader=GRADER_VERSION, started=now(), date=datetime.date.today().isoformat(),
+            submission=str(root), policy=self.policy.path, seed=str(self.seed), sandbox=self.tools.sandbox_status(),
+            machine={"gpu": self.gpu, "sanitizer": self.sanitizer_ok}, ignored=submission.ignored,
+            benchmark=BenchmarkInfo(types=list(bench["types"]), sizes=list(bench["sizes"]),
+                                    sizes_n=[benchmark.parse_size(s) for s in bench["sizes"]]))
         if not self.gpu:
-            record["notes"].append(NO_GPU_MESSAGE)
-        for path in submission.ignored:
-            record["notes"].append(f"ignored: {path}")
+            record.notes.append(NO_GPU_MESSAGE)
+        record.notes += [f"ignored: {path}" for path in submission.ignored]
         for lab in self.options.labs:
-            record["labs"][lab.folder] = self._prepare_lab(lab, submission, work)
-        reports.write_json(json_path, record)
-
-        self._compile_all(prefix, record, work)
-        reports.write_json(json_path, record)
-        self._test_all(prefix, record)
-        reports.write_json(json_path, record)
-        self._sanitize_all(prefix, record)
-        reports.write_json(json_path, record)
-        self._benchmark(prefix, record, work)
+            record.labs[lab.folder] = self._prepare_lab(lab, submission, work)
+        self._write(json_path, record)
+        for what, step in (("compile", self._compile_all), ("test", self._test_all), ("sanitize", self._sanitize_all),
+                           ("time", self._benchmark)):
+            started = time.monotonic()
+            step(prefix, record, work)
+            record.step_seconds[what] = round(time.monotonic() - started, 2)
+            self._write(json_path, record)
         self._score(record)
-        self._carry_over(record, json_path)
-        record["complete"] = True
-        record["finished"] = now()
-        reports.write_json(json_path, record)
-        if previous.exists():
-            previous.unlink()
-        total_text = (reports.format_points(record["total"]) if record["total"] is not None else "n/a (not all labs run)")
-        self.say(f"{prefix}  total {total_text} / {reports.format_points(record['max_total'])}")
+        if earlier:
+            self._carry_over(record, earlier)
+        record.complete = True
+        record.finished = now()
+        self._write(json_path, record)
+        total_text = (reports.format_points(record.total) if record.total is not None else "n/a (not all labs run)")
+        steps = ", ".join(f"{what} {seconds:.1f} s" for what, seconds in record.step_seconds.items())
+        self.say(f"{prefix}  total {total_text} / {reports.format_points(record.max_total)}  ({steps})")
         return record
 
     def _lab(self, folder: str) -> Lab:
@@ -184,29 +221,28 @@ class Grader:
                 return candidate
         raise FileNotFoundError(f"no official skeleton for {lab.folder}/{lab.file}")
 
-    def _prepare_lab(self, lab: Lab, submission: Submission, work: Path) -> dict:
-        entry = {"folder": lab.folder, "file": lab.file, "module": lab.module, "verdict": None, "detail": "",
-                 "submitted": None, "notes": [], "compile": {}, "tests": {}, "sanitizer": {}, "benchmark": {},
-                 "score": {}}
+    def _prepare_lab(self, lab: Lab, submission: Submission, work: Path) -> LabRecord:
+        entry = LabRecord(folder=lab.folder, file=lab.file, module=lab.module)
         source = submission.files.get(lab.folder)
         if source is None:
-            entry["verdict"] = MISSING
-            entry["detail"] = f"no labs/{lab.folder}/{lab.file} in the submission"
+            entry.verdict = MISSING
+            entry.detail = f"no labs/{lab.folder}/{lab.file} in the submission"
             if lab.folder in submission.near_misses:
-                entry["detail"] += " (found: " + ", ".join(submission.near_misses[lab.folder]) + ")"
+                entry.detail += " (found: " + ", ".join(submission.near_misses[lab.folder]) + ")"
             return entry
-        entry["submitted"] = source.relative_to(submission.root).as_posix()
+        entry.submitted = source.relative_to(submission.root).as_posix()
         try:
-            text, notes = splice(read_text(self._skeleton(lab)), read_text(source), entry["submitted"])
+            text, notes = splice(read_text(self._skeleton(lab)), read_text(source), entry.submitted)
         except RegionError as exc:
-            entry["verdict"] = COMPILE_ERROR
-            entry["detail"] = str(exc)
+            entry.verdict = COMPILE_ERROR
+            entry.detail = str(exc)
             return entry
-        entry["notes"] += notes
+        entry.notes += notes
         spliced = work / "src" / lab.folder / lab.file
         spliced.parent.mkdir(parents=True, exist_ok=True)
         spliced.write_text(text, encoding="utf-8")
-        entry["source"] = str(spliced)
+        spliced.chmod(0o644)  # the sandbox reads it as "others"
+        entry.source = str(spliced)
         return entry
 
     @contextlib.contextmanager
@@ -220,204 +256,167 @@ class Grader:
             raise
         pool.shutdown(wait=True)
 
-    def _compile_all(self, prefix: str, record: dict, work: Path) -> None:
-        todo = [entry for entry in record["labs"].values() if entry["verdict"] is None]
+    def _compile_all(self, prefix: str, record: StudentRecord, work: Path) -> None:
+        todo = [entry for entry in record.labs.values() if entry.verdict is None]
         timeout = float(self.policy.section("compile")["timeout_s"])
+        (work / "modules").mkdir(parents=True, exist_ok=True)
 
-        def build(entry):
-            lab = self._lab(entry["folder"])
+        def build(entry: LabRecord):
+            lab = self._lab(entry.folder)
             module = work / "modules" / lab.module_file
-            return entry, module, self.tools.compile(record["student"], lab, Path(entry["source"]), module, timeout)
+            return entry, module, self.tools.compile(record.student, lab, Path(entry.source), module, timeout)
 
         with self._pool(self.options.jobs) as pool:
             for entry, module, result in pool.map(build, todo):
-                output = (result.stdout + result.stderr).strip()
-                entry["compile"] = {"ok": result.returncode == 0 and not result.timed_out and module.is_file(),
-                                    "seconds": round(result.seconds, 2), "command": result.command,
-                                    "output": output[-COMPILER_OUTPUT_CHARS:]}
+                shown = f"labs/{entry.folder}/{entry.file}"
+                output = student_diagnostics(result.stdout + "\n" + result.stderr, entry.source, shown)
+                ok = result.returncode == 0 and not result.timed_out and module.is_file()
+                entry.compile.ok, entry.compile.seconds = ok, round(result.seconds, 2)
+                entry.compile.command, entry.compile.output = ["nvcc", *self.manifest.module_flags, shown], output
                 if result.timed_out:
-                    entry["verdict"] = COMPILE_ERROR
-                    entry["detail"] = f"the compiler did not finish within {timeout:.0f} s"
-                elif not entry["compile"]["ok"]:
-                    entry["verdict"] = COMPILE_ERROR
-                    first_error = next((line for line in output.splitlines() if "error" in line), "")
-                    entry["detail"] = "does not compile" + (f": {first_error.strip()}" if first_error else "")
+                    entry.verdict = COMPILE_ERROR
+                    entry.detail = f"the compiler did not finish within {timeout:.0f} s"
+                elif result.output_limit:
+                    entry.verdict = COMPILE_ERROR
+                    entry.detail = "the compiler's output or the module exceeded the grader's size limit"
+                elif not ok:
+                    entry.verdict = COMPILE_ERROR
+                    error = first_error(output)
+                    entry.detail = "does not compile" + (f": {error}" if error else "")
                 else:
-                    entry["module_path"] = str(module)
-                if entry["verdict"] == COMPILE_ERROR:
-                    self.say(f"{prefix}  lab {entry['folder']}  {COMPILE_ERROR}")
-        for entry in record["labs"].values():
-            if entry["verdict"] == MISSING:
-                self.say(f"{prefix}  lab {entry['folder']}  {MISSING}")
+                    entry.module_path = str(module)
+                    entry.compile.module_sha256 = sha256_of(module)
+                if entry.verdict == COMPILE_ERROR:
+                    self.say(f"{prefix}  lab {entry.folder}  {COMPILE_ERROR}")
+        for entry in record.labs.values():
+            if entry.verdict == MISSING:
+                self.say(f"{prefix}  lab {entry.folder}  {MISSING}")
 
-    def _test_all(self, prefix: str, record: dict) -> None:
+    def _intact(self, entry: LabRecord) -> bool:
+        """The module about to run is the one compiled (the sandbox cannot write it; this says so)."""
+        path = Path(entry.module_path)
+        return path.is_file() and sha256_of(path) == entry.compile.module_sha256
+
+    def _test_all(self, prefix: str, record: StudentRecord, work: Path) -> None:
         tests = self.policy.section("tests")
-        todo = [entry for entry in record["labs"].values() if entry["verdict"] is None]
-        gtest_filter = "*" if (self.options.large or tests.get("large")) else "-Large.*"
+        todo = []
+        for entry in record.labs.values():
+            if entry.verdict is not None:
+                continue
+            if not (self._lab(entry.folder).host or self.gpu):  # the grader's knowledge, not the runner's
+                entry.verdict, entry.detail = NOT_RUN, "no GPU on this machine: not run"
+            elif not self._intact(entry):
+                entry.verdict, entry.detail = RUNTIME_ERROR, "the module changed after it was compiled"
+            else:
+                todo.append(entry)
+        call_timeout = float(tests["call_timeout_s"])
 
-        def run(entry):
-            lab = self._lab(entry["folder"])
-            return entry, self.tools.run_tests(record["student"], lab, Path(entry["module_path"]), gtest_filter,
-                                               float(tests["timeout_s"]), float(tests["call_timeout_s"]))
+        def run(entry: LabRecord):
+            lab = self._lab(entry.folder)
+            return entry, self.tools.run_tests(record.student, lab, Path(entry.module_path), self.plans[lab.folder],
+                                               self.expectations, float(tests["timeout_s"]), call_timeout)
 
         with self._pool(int(tests["concurrency"])) as pool:
-            for entry, result in pool.map(run, todo):
-                self._record_test(entry, result)
-                detail = " ".join(entry["detail"].split())
-                self.say(f"{prefix}  lab {entry['folder']}  {entry['verdict']}"
-                         + (f"  ({detail[:110]}{'...' if len(detail) > 110 else ''})" if entry["verdict"] != PASSED
-                            else ""))
+            for entry, (process, check) in pool.map(run, todo):
+                if check is None:
+                    entry.verdict, entry.detail = RUNTIME_ERROR, "the grader could not check this run (a grader problem)"
+                else:
+                    verdict = test_verdict(check, process, call_timeout)
+                    entry.verdict, entry.detail = verdict.verdict, verdict.detail
+                    entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
+                                          round(process.seconds, 2), check.cases, check.observed, check.correct,
+                                          check.wrong, check.not_implemented, check.malformed, check.first_failure)
+                detail = " ".join(entry.detail.split())
+                self.say(f"{prefix}  lab {entry.folder}  {entry.verdict}"
+                         + (f"  ({detail[:110]}{'...' if len(detail) > 110 else ''})" if entry.verdict != PASSED else ""))
 
-    def _record_test(self, entry: dict, result: ProcessResult) -> None:
-        verdict = test_verdict(result)
-        entry["verdict"] = verdict.verdict
-        entry["detail"] = verdict.detail
-        entry["tests"] = {"returncode": result.returncode, "timed_out": result.timed_out,
-                          "seconds": round(result.seconds, 2), "command": result.command,
-                          "failed_tests": verdict.failed_tests,
-                          "first_failure": verdict.first_failure.to_json() if verdict.first_failure else None,
-                          "stdout_tail": tail(result.stdout, 30), "stderr_tail": tail(result.stderr, 15)}
-
-    def _sanitize_all(self, prefix: str, record: dict) -> None:
+    def _sanitize_all(self, prefix: str, record: StudentRecord, work: Path) -> None:
         config = self.policy.section("sanitizer")
-        passed = [entry for entry in record["labs"].values()
-                  if entry["verdict"] == PASSED and not self._lab(entry["folder"]).host]
-        for entry in record["labs"].values():
-            if entry["verdict"] != PASSED:
+        passed = [entry for entry in record.labs.values()
+                  if entry.verdict == PASSED and not self._lab(entry.folder).host]
+        for entry in record.labs.values():
+            if entry.verdict != PASSED:
                 continue
-            if self._lab(entry["folder"]).host:
-                entry["sanitizer"] = {"status": "not applicable (host lab)", "findings": [], "hazards": {}}
+            if self._lab(entry.folder).host:
+                entry.sanitizer = SanitizerResult("not applicable (host lab)")
             elif not self.options.sanitizer:
-                entry["sanitizer"] = {"status": "skipped (--no-sanitizer)", "findings": [], "hazards": {}}
+                entry.sanitizer = SanitizerResult("skipped (--no-sanitizer)")
             elif not self.sanitizer_ok:
-                entry["sanitizer"] = {"status": "sanitizer not available", "findings": [], "hazards": {}}
+                entry.sanitizer = SanitizerResult("sanitizer not available")
             else:
-                entry["sanitizer"] = {"status": "run", "findings": [], "hazards": {}}
+                entry.sanitizer = SanitizerResult("run")
         if not self.sanitizer_ok or not passed:
             return
-        jobs = [(entry, tool) for entry in passed for tool in config["tools"]]
+        jobs = [(entry, tool) for entry in passed for tool in config["tools"] if self._intact(entry)]
 
         def run(job):
             entry, tool = job
-            lab = self._lab(entry["folder"])
-            return entry, tool, self.tools.run_sanitizer(record["student"], lab, tool, Path(entry["module_path"]),
-                                                         list(config["cases"]), float(config["timeout_s"]),
+            lab = self._lab(entry.folder)
+            return entry, tool, self.tools.run_sanitizer(record.student, lab, tool, Path(entry.module_path),
+                                                         self.sanitizer_plans[lab.folder], float(config["timeout_s"]),
                                                          float(config["call_timeout_s"]))
 
         with self._pool(int(self.policy.section("tests")["concurrency"])) as pool:
             for entry, tool, result in pool.map(run, jobs):
                 finding = sanitizer_finding(tool, result)
-                entry["sanitizer"]["findings"].append(finding.to_json())
-                if finding.status == "hazards":
-                    entry["sanitizer"]["hazards"][tool] = finding.count
-                    self.say(f"{prefix}  lab {entry['folder']}  {tool}: {finding.count} hazard(s)"
-                             + (f": {finding.report[0][:90]}" if finding.report else ""))
+                entry.sanitizer.findings.append(finding.to_json())
+                if finding.status in ("hazards", "incomplete"):
+                    entry.sanitizer.hazards[tool] = finding.count
+                    self.say(f"{prefix}  lab {entry.folder}  {tool}: {finding.count} finding(s)"
+                             + (f": {finding.report[0][:90]}" if finding.report else f" ({finding.note[:90]})"))
 
-    def _benchmark(self, prefix: str, record: dict, work: Path) -> None:
-        config = self.policy.section("benchmark")
-        bench = record["benchmark"]
-        passed = [self._lab(entry["folder"]) for entry in record["labs"].values() if entry["verdict"] == PASSED]
+    def _benchmark(self, prefix: str, record: StudentRecord, work: Path) -> None:
+        info = record.benchmark
+        passed = [self._lab(entry.folder) for entry in record.labs.values()
+                  if entry.verdict == PASSED and self._intact(entry)]
         if not self.options.bench:
-            bench["status"] = "skipped (--no-bench)"
+            info.status = "skipped (--no-bench)"
             return
         if not self.gpu:
-            bench["status"] = "not run: no GPU on this machine"
+            info.status = "not run: no GPU on this machine"
             return
         if not passed:
-            bench["status"] = "nothing to time: no lab passed"
+            info.status = "nothing to time: no lab passed"
             return
-        self.say(f"{prefix}  benchmarking {', '.join(lab.folder for lab in passed)} (alone on the GPU)")
-        rows, problems = self._run_bench(record["student"], passed, work, config, "bench")
-        if problems and len(passed) > 1:  # one lab can take the run down: time them one by one
-            rows, problems = [], []
-            for lab in passed:
-                lab_rows, lab_problems = self._run_bench(record["student"], [lab], work, config, f"bench_{lab.folder}")
-                rows += lab_rows
-                problems += lab_problems
-        bench["status"] = "run" if not problems else "run with problems"
-        bench["problems"] = problems
-        record["timings"] = rows
-        device = self._bench_device(work)
-        if device:
-            bench["device"] = device
-            record["gpu_name"] = device.get("name", "")
-        own = [row for row in rows if row["student"] == record["student"]]
-        for lab in passed:
-            entry = record["labs"][lab.folder]
-            lab_rows = [row for row in own if row["lab"] == lab.folder]
-            entry["benchmark"] = {"rows": lab_rows}
-            wrong = [row for row in lab_rows if row["status"] != "ok"]
-            ratios = [float(row["ratio_to_ref"]) for row in lab_rows if row["status"] == "ok" and row.get("ratio_to_ref")]
-            if wrong:
-                entry["benchmark"]["note"] = (f"the benchmark got a {wrong[0]['status']} at n = {wrong[0]['n']}, "
-                                              f"{wrong[0]['type']}")
-            elif not lab_rows:
-                entry["benchmark"]["note"] = "the benchmark produced no timing for this lab" + (
-                    f" ({problems[0]})" if problems else "")
-            elif not ratios:
-                entry["benchmark"]["note"] = "no reference timing to compare with (reference module missing?)"
-                entry["benchmark"]["no_reference"] = True
-            else:
-                entry["benchmark"]["ratio"] = round(self.policy.combine_ratios(ratios), 4)
-                entry["benchmark"]["statistic"] = self.policy.section("performance")["statistic"]
+        self.say(f"{prefix}  timing {', '.join(lab.folder for lab in passed)} (between two reference runs)")
+        modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
+        outcome = self.timing.time_student(record.student, passed, modules, record.date)
+        info.status = "run" if not outcome.problems else "run with problems"
+        info.problems = outcome.problems
+        info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)
+        info.device = {"name": outcome.device} if outcome.device else {}
+        record.gpu_name = outcome.device
+        record.timings = [row for row in outcome.rows] + [row for lab in outcome.labs.values() for row in lab.rows]
+        for folder, result in outcome.labs.items():
+            ratios = [float(row["ratio_to_ref"]) for row in result.rows if row["status"] == "ok" and row["ratio_to_ref"]]
+            unusable = result.impossible or any(row["status"] != "ok" for row in result.rows)
+            if ratios and not unusable and not result.note:
+                result.ratio = round(self.policy.combine_ratios(ratios), 4)
+                result.statistic = self.policy.section("performance")["statistic"]
+            elif not ratios and not result.note:
+                result.note, result.no_reference = "no reference timing to compare with", True
+            record.labs[folder].benchmark = result
 
-    def _run_bench(self, student: str, labs: list[Lab], work: Path, config: dict, stem: str):
-        csv_path, json_path = work / f"{stem}.csv", work / f"{stem}.json"
-        for path in (csv_path, json_path):
-            if path.exists():
-                path.unlink()
-        result = self.tools.benchmark(student, work / "modules", labs, list(config["sizes"]), list(config["types"]),
-                                      float(config["budget_s"]), csv_path, json_path, float(config["timeout_s"]))
-        problems = []
-        if result.timed_out:
-            problems.append(f"the benchmark of {', '.join(l.folder for l in labs)} did not finish within "
-                            f"{float(config['timeout_s']):.0f} s")
-        elif result.returncode != 0:
-            problems.append(f"the benchmark of {', '.join(l.folder for l in labs)} failed with status "
-                            f"{result.returncode}: {tail(result.stderr, 3)}")
-        rows = []
-        if not problems and csv_path.is_file():
-            with open(csv_path, newline="", encoding="utf-8") as handle:
-                rows = [dict(row) for row in csv.DictReader(handle)]
-        return rows, problems
-
-    def _bench_device(self, work: Path) -> dict | None:
-        for path in sorted(work.glob("bench*.json")):
-            try:
-                device = json.loads(path.read_text(encoding="utf-8")).get("device")
-            except (OSError, ValueError):
-                continue
-            if isinstance(device, dict):
-                return device
-        return None
-
-    def _carry_over(self, record: dict, json_path: Path) -> None:
+    def _carry_over(self, record: StudentRecord, earlier: StudentRecord) -> None:
         """Grading some labs (--labs) keeps the other labs of an earlier complete grading."""
-        try:
-            previous = json.loads(json_path.with_name(json_path.name + ".previous").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-        kept = {folder: entry for folder, entry in previous.get("labs", {}).items() if folder not in record["labs"]}
+        kept = {folder: entry for folder, entry in earlier.labs.items() if folder not in record.labs}
         if not kept:
             return
         order = [lab.folder for lab in self.manifest.labs]
-        merged = {**kept, **record["labs"]}
-        record["labs"] = {folder: merged[folder] for folder in sorted(merged, key=lambda f: (f not in order,
-                                                                                                order.index(f) if f in order else 0, f))}
-        has_baselines = any(row["student"] == "baseline" for row in record["timings"])
-        record["timings"] += [row for row in previous.get("timings", [])
-                              if row["lab"] in kept or (row["student"] == "baseline" and not has_baselines)]
-        record["notes"].append(f"kept from the earlier grading ({previous.get('finished')}): {', '.join(kept)}")
-        record["total"], record["max_total"] = scoring.student_total([e["score"] for e in record["labs"].values()])
+        merged = {**kept, **record.labs}
+        record.labs = {folder: merged[folder] for folder in sorted(merged, key=lambda f: (f not in order,
+                                                                                          order.index(f) if f in order else 0, f))}
+        record.timings += [row for row in earlier.timings if row["lab"] in kept]
+        record.notes.append(f"kept from the earlier grading ({earlier.finished}): {', '.join(kept)}")
+        record.total, record.max_total = scoring.student_total([e.score for e in record.labs.values()])
 
-    def _score(self, record: dict) -> None:
-        bench = record["benchmark"]
-        bench_ran = bench["status"].startswith("run")
-        for folder, entry in record["labs"].items():
+    def _score(self, record: StudentRecord) -> None:
+        info = record.benchmark
+        bench_ran = info.status.startswith("run")
+        for folder, entry in record.labs.items():
             lab = self._lab(folder)
-            hazards = entry.get("sanitizer", {}).get("hazards", {})
-            ratio = entry.get("benchmark", {}).get("ratio")
-            note = entry.get("benchmark", {}).get("note", "") if bench_ran else bench["status"]
-            measured = bench_ran and not entry.get("benchmark", {}).get("no_reference")
-            entry["score"] = scoring.score_lab(lab, self.policy, entry["verdict"], hazards, ratio, measured, note)
-        record["total"], record["max_total"] = scoring.student_total([e["score"] for e in record["labs"].values()])
+            note = entry.benchmark.note if bench_ran else info.status
+            measured = bench_ran and not entry.benchmark.no_reference
+            entry.score = scoring.score_lab(lab, self.policy, entry.verdict, entry.sanitizer.hazards, entry.benchmark.ratio,
+                                            measured, note)
+        record.total, record.max_total = scoring.student_total([e.score for e in record.labs.values()])

@@ -65,6 +65,19 @@ class Manifest:
     def bench(self) -> Path:
         return self.binary_dir / "common" / "bench" / "reduction_bench"
 
+    # The grader's programs (grading/runner): untrusted runner and timing worker, trusted checker.
+    @property
+    def observer(self) -> Path:
+        return self.binary_dir / "grading" / "runner" / "reduction_lab_observe"
+
+    @property
+    def time_worker(self) -> Path:
+        return self.binary_dir / "grading" / "runner" / "reduction_time_worker"
+
+    @property
+    def checker(self) -> Path:
+        return self.binary_dir / "grading" / "runner" / "reduction_lab_check"
+
     def reference_module(self, lab: Lab) -> Path | None:
         return self.reference_dir / lab.module_file if self.reference_dir else None
 
@@ -130,23 +143,32 @@ def configure_command(repo: Path, build_dir: Path) -> list[str]:
     return command
 
 
-def ensure_build(repo: Path, build_dir: Path, need_bench: bool, log) -> Manifest:
+def ensure_build(repo: Path, build_dir: Path, log) -> Manifest:
     """Configures and builds `build_dir` once when it has no manifest. Afterwards it only brings the
-    pieces the grader uses up to date (test runner; benchmark and reference modules when timing):
-    a no-op when nothing changed, and CMake re-runs itself when a lab was added."""
+    pieces the grader uses up to date (runner, timing worker, checker, reference modules): a no-op
+    when nothing changed, and CMake re-runs itself when a lab was added."""
     build_dir = Path(build_dir)
     if not (build_dir / MANIFEST_NAME).is_file():
         log(f"{build_dir}: no {MANIFEST_NAME}; configuring and building it once")
         _run(configure_command(repo, build_dir), log)
         _run(["cmake", "--build", str(build_dir)], log)
     manifest = load_manifest(build_dir)
-    targets = ["reduction_lab_tests"]
-    if need_bench:
-        targets.append("reduction_bench")
-        if manifest.reference_dir == manifest.binary_dir / "solutions":
-            targets += [f"{lab.module}_solution" for lab in manifest.labs]
+    targets = ["reduction_lab_observe", "reduction_time_worker", "reduction_lab_check"]
+    if manifest.reference_dir == manifest.binary_dir / "solutions":
+        targets += [f"{lab.module}_solution" for lab in manifest.labs]
     _run(["cmake", "--build", str(build_dir), "--target", *targets], log)
     manifest = load_manifest(build_dir)  # CMake may have rewritten it (a lab added)
-    if not manifest.test_runner.is_file():
-        raise GraderError(f"{manifest.test_runner}: the test runner is missing after the build")
+    check_programs(manifest)
     return manifest
+
+
+def check_programs(manifest: Manifest) -> None:
+    """The grader's programs and the reference modules (the checker's source of truth) exist."""
+    for program in (manifest.observer, manifest.time_worker, manifest.checker):
+        if not program.is_file():
+            raise GraderError(f"{program}: missing (build the grader's programs first)")
+    for lab in manifest.labs:
+        reference = manifest.reference_module(lab)
+        if reference is None or not reference.is_file():
+            raise GraderError(f"{reference or lab.module_file}: no reference module for {lab.folder} (the checker takes "
+                              "float tolerances and lab identity from it; configure with -DREDUCTION_BUILD_SOLUTIONS=ON)")

@@ -22,16 +22,18 @@ DEFAULTS: dict = {
         "statistic": "median",       # over the benchmarked (type, n) rows: "median", "mean", "max"
     },
     "labs": {"01_host_sum": {"performance": 0.0}},
-    "compile": {"timeout_s": 300.0},
+    "compile": {"timeout_s": 120.0},
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 4, "large": False},
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],
-        "cases": ["Small.int_mixed_sign_n2049", "Small.float_uniform_positive_n1025", "Small.int_small_integers_n33", "Small.float_mixed_sign_n65535"],
+        "cases": ["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33", "float mixed_sign 65535"],
         "timeout_s": 600.0,
         "call_timeout_s": 300.0,
         "penalty": {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5},
     },
-    "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "budget_s": 0.3, "timeout_s": 900.0},
+    "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "warmup": 3, "timeout_s": 900.0,
+                  "call_timeout_s": 20.0},
+    "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 32},
 }
 
 SCALES = ("reference", "threshold")
@@ -94,6 +96,9 @@ class Policy:
         for key, value in self.data["labs"].items():
             if not isinstance(value, dict) or set(value) - {"correctness", "performance"}:
                 raise GraderError(f"policy: [labs.{key}] may set only 'correctness' and 'performance'")
+        bench = self.data["benchmark"]
+        if not (isinstance(bench["samples"], int) and 5 <= bench["samples"] <= 1000 and 0 <= bench["warmup"] <= 100):
+            raise GraderError("policy: benchmark.samples must be 5..1000 and benchmark.warmup 0..100")
         unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
         if unknown:
             raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")

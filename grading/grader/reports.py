@@ -20,7 +20,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from . import signing
 from .manifest import Lab
+from .records import LabRecord, StudentRecord
 from .verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
 TIMINGS_COLUMNS = ["student", "lab", "type", "n", "median_us", "min_us", "iqr_us", "gbps", "pct_roof",
@@ -52,23 +54,25 @@ def student_json_path(out: Path, student: str) -> Path:
     return Path(out) / "students" / f"{student}.json"
 
 
-def load_records(out: Path) -> list[dict]:
-    """The complete per-student records in OUT/students, by student name."""
+def load_records(out: Path, names: list[str], key: bytes) -> list[StudentRecord]:
+    """The complete records of the class's students that this grader signed, in class order. A
+    file of another name (a "phantom" student) or with a bad signature is never read into them."""
     records = []
-    folder = Path(out) / "students"
-    if not folder.is_dir():
-        return records
-    for path in sorted(folder.glob("*.json")):
-        # a student being regraded (or cut short while regraded) counts with the earlier grading
-        for candidate in (path, path.with_name(path.name + ".previous")):
-            try:
-                record = json.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if isinstance(record, dict) and record.get("complete"):
-                records.append(record)
-                break
-    return sorted(records, key=lambda r: r["student"])
+    for name in names:
+        path = student_json_path(out, name)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and signing.verify(key, data) and data.get("complete") and data.get("student") == name:
+            records.append(StudentRecord.from_json(data))
+    return records
+
+
+def csv_cell(value) -> str:
+    """A cell a spreadsheet shows as text: a leading =, +, -, @, tab or CR would make it a formula."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def format_points(value) -> str:
@@ -81,16 +85,19 @@ def format_points(value) -> str:
 # gradebook.csv
 
 
-def gradebook_csv(records: list[dict], labs: list[Lab]) -> str:
+def gradebook_csv(records: list[StudentRecord], labs: list[Lab], names: list[str]) -> str:
+    """One row for every student of the class folder, in its order; blank where not graded yet."""
+    by_name = {record.student: record for record in records}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *[lab.folder for lab in labs], "total"])
-    for record in records:
+    for name in names:
+        record = by_name.get(name)
         cells = []
         for lab in labs:
-            entry = record["labs"].get(lab.folder)
-            cells.append(format_points(entry["score"]["total"]) if entry else "")
-        writer.writerow([record["student"], *cells, format_points(record.get("total"))])
+            entry = record.labs.get(lab.folder) if record else None
+            cells.append(format_points(entry.score.total) if entry else "")
+        writer.writerow([csv_cell(name), *cells, format_points(record.total) if record else ""])
     return buffer.getvalue()
 
 
@@ -98,19 +105,18 @@ def gradebook_csv(records: list[dict], labs: list[Lab]) -> str:
 # timings.csv
 
 
-def _verdict_rows(record: dict, benchmark: dict) -> list[dict]:
+def _verdict_rows(record: StudentRecord) -> list[dict]:
     """Rows naming the verdict of each lab that was not timed, at the benchmark's sizes and types,
-    so the plots show a failed run where its point would be (MISSING labs get no row)."""
+    so the plots show a failed or not-run lab where its point would be (MISSING labs get no row)."""
     rows = []
-    timed = {row["lab"] for row in record.get("timings", []) if row["student"] == record["student"]}
-    for folder, entry in record["labs"].items():
-        verdict = entry["verdict"]
-        if folder in timed or verdict in (PASSED, MISSING):
+    timed = {row["lab"] for row in record.timings if row["student"] == record.student}
+    for folder, entry in record.labs.items():
+        if folder in timed or entry.verdict in (PASSED, MISSING):
             continue
-        for dtype in benchmark.get("types", []):
-            for n in benchmark.get("sizes_n", []):
-                rows.append({"student": record["student"], "lab": folder, "type": dtype, "n": str(n),
-                             "status": verdict, "gpu": record.get("gpu_name", ""), "date": record.get("date", "")})
+        for dtype in record.benchmark.types:
+            for n in record.benchmark.sizes_n:
+                rows.append({"student": record.student, "lab": folder, "type": dtype, "n": str(n),
+                             "status": entry.verdict, "gpu": record.gpu_name, "date": record.date})
     return rows
 
 
@@ -125,15 +131,15 @@ def _middle_row(rows: list[dict]) -> dict:
     return ordered[(len(ordered) - 1) // 2]
 
 
-def timings_csv(records: list[dict]) -> str:
+def timings_csv(records: list[StudentRecord]) -> str:
     student_rows, shared = [], {}
     for record in records:
-        for row in record.get("timings", []):
+        for row in record.timings:
             if row["student"] in SHARED_OWNERS:
                 shared.setdefault((row["student"], row["lab"], row["type"], row["n"]), []).append(row)
             else:
                 student_rows.append(row)
-        student_rows += _verdict_rows(record, record.get("benchmark", {}))
+        student_rows += _verdict_rows(record)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, TIMINGS_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -142,18 +148,17 @@ def timings_csv(records: list[dict]) -> str:
         key = (row["student"], row["lab"], row["type"], row["n"])
         if key not in seen:
             seen.add(key)
-            writer.writerow({column: row.get(column, "") for column in TIMINGS_COLUMNS})
+            writer.writerow({column: csv_cell(row.get(column, "")) for column in TIMINGS_COLUMNS})
     for key in sorted(shared, key=lambda k: (k[0] != "reference", k[1], k[2], int(k[3]))):
         writer.writerow({column: _middle_row(shared[key]).get(column, "") for column in TIMINGS_COLUMNS})
     return buffer.getvalue()
 
 
-def timings_sidecar(records: list[dict]) -> dict | None:
+def timings_sidecar(records: list[StudentRecord]) -> dict | None:
     """timings.json next to timings.csv: the device and date the plots put in their titles."""
     for record in records:
-        device = record.get("benchmark", {}).get("device")
-        if device:
-            return {"tool": "reduction-labs grader", "device": device, "date": record.get("date", "")}
+        if record.benchmark.device:
+            return {"tool": "reduction-labs grader", "device": record.benchmark.device, "date": record.date}
     return None
 
 
@@ -161,43 +166,40 @@ def timings_sidecar(records: list[dict]) -> dict | None:
 # junit.xml
 
 
-def _lab_message(entry: dict) -> str:
-    lines = [f"{entry['verdict']}: {entry.get('detail', '')}".rstrip(": ")]
-    for note in entry["score"].get("notes", []):
-        lines.append(note)
-    if entry.get("compile", {}).get("output") and entry["verdict"] == COMPILE_ERROR:
-        lines.append("compiler output:\n" + entry["compile"]["output"])
-    for finding in entry.get("sanitizer", {}).get("findings", []):
-        if finding["status"] == "hazards":
-            lines.append(f"{finding['tool']}: {finding['count']} hazard(s)\n  " + "\n  ".join(finding["report"]))
-    for note in entry.get("notes", []):
-        lines.append(note)
+def _lab_message(entry: LabRecord) -> str:
+    lines = [f"{entry.verdict}: {entry.detail}".rstrip(": ")]
+    lines += entry.score.notes
+    if entry.compile.output and entry.verdict == COMPILE_ERROR:
+        lines.append("compiler output:\n" + entry.compile.output)
+    for finding in entry.sanitizer.findings:
+        if finding["status"] in ("hazards", "incomplete"):
+            lines.append(f"{finding['tool']}: {finding['count']} finding(s) {finding['note']}".rstrip()
+                         + ("\n  " + "\n  ".join(finding["report"]) if finding["report"] else ""))
+    lines += entry.notes
     return "\n".join(lines)
 
 
-def junit_xml(records: list[dict]) -> str:
+def junit_xml(records: list[StudentRecord]) -> str:
     root = ET.Element("testsuites", name="reduction-labs grading")
     for record in records:
-        labs = record["labs"]
         counts = {"failures": 0, "errors": 0, "skipped": 0}
-        suite = ET.SubElement(root, "testsuite", name=record["student"], tests=str(len(labs)))
-        for folder, entry in labs.items():
-            seconds = entry.get("tests", {}).get("seconds", 0.0) + entry.get("compile", {}).get("seconds", 0.0)
-            case = ET.SubElement(suite, "testcase", classname=f"reduction-labs.{record['student']}", name=folder,
+        suite = ET.SubElement(root, "testsuite", name=record.student, tests=str(len(record.labs)))
+        for folder, entry in record.labs.items():
+            seconds = entry.tests.seconds + entry.compile.seconds
+            case = ET.SubElement(suite, "testcase", classname=f"reduction-labs.{record.student}", name=folder,
                                  time=f"{seconds:.3f}")
-            verdict = entry["verdict"]
             message = _lab_message(entry)
-            if verdict == PASSED:
+            if entry.verdict == PASSED:
                 ET.SubElement(case, "system-out").text = message
-            elif verdict == NOT_RUN:
+            elif entry.verdict == NOT_RUN:
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message=f"{NOT_RUN}: no GPU on this machine").text = message
-            elif verdict in (COMPILE_ERROR, RUNTIME_ERROR, TIMEOUT):
+            elif entry.verdict in (COMPILE_ERROR, RUNTIME_ERROR, TIMEOUT):
                 counts["errors"] += 1
-                ET.SubElement(case, "error", message=verdict, type=verdict).text = message
+                ET.SubElement(case, "error", message=entry.verdict, type=entry.verdict).text = message
             else:
                 counts["failures"] += 1
-                ET.SubElement(case, "failure", message=verdict, type=verdict).text = message
+                ET.SubElement(case, "failure", message=entry.verdict, type=entry.verdict).text = message
         for key, value in counts.items():
             suite.set(key, str(value))
     ET.indent(root)
@@ -208,23 +210,27 @@ def junit_xml(records: list[dict]) -> str:
 # Gradescope
 
 
-def gradescope_results(record: dict) -> dict:
+def gradescope_results(record: StudentRecord) -> dict:
+    """Gradescope's results.json. A lab not run (no GPU) gets no status and no score, and says so:
+    Gradescope knows only "passed" and "failed", and it was neither."""
     tests = []
-    for folder, entry in record["labs"].items():
-        score = entry["score"]
-        test = {"name": f"{folder}", "max_score": score["max"], "output": _lab_message(entry),
-                "status": "passed" if entry["verdict"] == PASSED else "failed"}
-        if score["total"] is not None:
-            test["score"] = score["total"]
+    for folder, entry in record.labs.items():
+        test = {"name": folder, "max_score": entry.score.max, "output": _lab_message(entry)}
+        if entry.verdict == NOT_RUN:
+            test["name"] = f"{folder} (not run: no GPU on the grading machine)"
+        else:
+            test["status"] = "passed" if entry.verdict == PASSED else "failed"
+        if entry.score.total is not None:
+            test["score"] = entry.score.total
         tests.append(test)
-    total = record.get("total")
     known = sum(t.get("score", 0.0) for t in tests)
-    output = [f"Total: {format_points(total) if total is not None else format_points(known) + ' (incomplete)'}"
-              f" / {format_points(record.get('max_total'))}"]
-    output += record.get("notes", [])
-    if record.get("ignored"):
-        output.append("Ignored files (not graded): " + ", ".join(record["ignored"][:20]))
-    return {"score": total if total is not None else known, "output": "\n".join(output),
+    not_run = [folder for folder, entry in record.labs.items() if entry.verdict == NOT_RUN]
+    output = [f"Total: {format_points(record.total) if record.total is not None else format_points(known) + ' (incomplete)'}"
+              f" / {format_points(record.max_total)}"]
+    if not_run:
+        output.append(f"Not run (no GPU on the grading machine): {', '.join(not_run)}. These labs are not graded yet.")
+    output += record.notes
+    return {"score": record.total if record.total is not None else known, "output": "\n".join(output),
             "visibility": "visible", "tests": tests}
 
 
@@ -232,42 +238,44 @@ def gradescope_results(record: dict) -> dict:
 # the summary table
 
 
-def summary_table(records: list[dict], labs: list[Lab]) -> str:
-    name_width = max([len("student")] + [len(r["student"]) for r in records])
+def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
+    name_width = max([len("student")] + [len(r.student) for r in records])
     header = f"{'student':<{name_width}}  " + " ".join(f"{lab.folder[:2]:>3}" for lab in labs) + "   total"
     lines = [header, "-" * len(header)]
     for record in records:
         cells = []
         for lab in labs:
-            entry = record["labs"].get(lab.folder)
+            entry = record.labs.get(lab.folder)
             if entry is None:
                 cells.append(f"{'':>3}")
                 continue
-            letter = LETTERS.get(entry["verdict"], "?")
-            if entry.get("sanitizer", {}).get("hazards"):
+            letter = LETTERS.get(entry.verdict, "?")
+            if entry.sanitizer.hazards:
                 letter += "!"
+            elif entry.benchmark.impossible:
+                letter += "?"
             cells.append(f"{letter:>3}")
-        total = record.get("total")
-        total_text = (f"{format_points(total)}/{format_points(record.get('max_total'))}" if total is not None
+        total_text = (f"{format_points(record.total)}/{format_points(record.max_total)}" if record.total is not None
                       else "n/a")
-        lines.append(f"{record['student']:<{name_width}}  " + " ".join(cells) + f"   {total_text}")
+        lines.append(f"{record.student:<{name_width}}  " + " ".join(cells) + f"   {total_text}")
     lines.append("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing, "
-                 "N not run (no GPU); ! sanitizer hazard")
+                 "N not run (no GPU); ! sanitizer finding; ? a time below the read roof (no performance points)")
     return "\n".join(lines)
 
 
-def write_class_outputs(out: Path, labs: list[Lab]) -> list[dict]:
-    """Rebuilds gradebook, timings, junit and Gradescope files from the complete student records."""
+def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes) -> list[StudentRecord]:
+    """Rebuilds gradebook, timings, junit and Gradescope files from the signed, complete records of
+    the class folder's students (`names`): nothing else in OUT/students is ever read into them."""
     out = Path(out)
-    records = load_records(out)
-    graded = {folder for record in records for folder in record["labs"]}
+    records = load_records(out, names, key)
+    graded = {folder for record in records for folder in record.labs}
     columns = [lab for lab in labs if lab.folder in graded] or list(labs)
-    write_atomic(out / "gradebook.csv", gradebook_csv(records, columns))
+    write_atomic(out / "gradebook.csv", gradebook_csv(records, columns, names))
     write_atomic(out / "timings.csv", timings_csv(records))
     sidecar = timings_sidecar(records)
     if sidecar:
         write_json(out / "timings.json", sidecar)
     write_atomic(out / "junit.xml", junit_xml(records))
     for record in records:
-        write_json(out / "gradescope" / record["student"] / "results.json", gradescope_results(record))
+        write_json(out / "gradescope" / record.student / "results.json", gradescope_results(record))
     return records

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .manifest import Lab
 from .policy import Policy
+from .records import LabScore
 from .verdicts import NOT_RUN, PASSED
 
 
@@ -20,15 +21,14 @@ def _round(value: float | None) -> float | None:
 
 
 def score_lab(lab: Lab, policy: Policy, verdict: str, hazards: dict[str, int], ratio: float | None,
-              bench_ran: bool, bench_note: str = "") -> dict:
-    """The lab's points: {"correctness", "performance", "total", "max", "notes"}."""
+              bench_ran: bool, bench_note: str = "") -> LabScore:
+    """The lab's points."""
     correctness_max = policy.correctness_points(lab)
     performance_max = policy.performance_points(lab)
     notes = []
     if verdict == NOT_RUN:
-        return {"correctness": None, "correctness_max": correctness_max, "performance": None,
-                "performance_max": performance_max, "total": None, "max": correctness_max + performance_max,
-                "notes": ["not run: no GPU on this machine"]}
+        return LabScore(None, correctness_max, None, performance_max, None, correctness_max + performance_max,
+                        ["not run: no GPU on this machine"])
 
     correctness = 0.0
     if verdict == PASSED:
@@ -58,14 +58,13 @@ def score_lab(lab: Lab, policy: Policy, verdict: str, hazards: dict[str, int], r
 
     counted_max = correctness_max + (performance_max if performance is not None else 0.0)
     total = correctness + (performance or 0.0)
-    return {"correctness": _round(correctness), "correctness_max": correctness_max,
-            "performance": _round(performance), "performance_max": performance_max,
-            "total": _round(total), "max": counted_max, "notes": notes}
+    return LabScore(_round(correctness), correctness_max, _round(performance), performance_max, _round(total),
+                    counted_max, notes)
 
 
-def student_total(lab_scores: list[dict]) -> tuple[float | None, float]:
+def student_total(lab_scores: list[LabScore]) -> tuple[float | None, float]:
     """(total, max) over the labs; total is None when a lab could not be run (no GPU)."""
-    maximum = sum(score["max"] for score in lab_scores)
-    if any(score["total"] is None for score in lab_scores):
+    maximum = sum(score.max for score in lab_scores)
+    if any(score.total is None for score in lab_scores):
         return None, maximum
-    return round(sum(score["total"] for score in lab_scores), 2), maximum
+    return round(sum(score.total for score in lab_scores), 2), maximum

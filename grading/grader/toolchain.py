@@ -1,15 +1,18 @@
-"""The real tools: nvcc, the test runner, compute-sanitizer and the benchmark, each a subprocess.
+"""The real tools, each a subprocess: nvcc, the untrusted runner and timing worker (sandboxed, they
+load student modules), compute-sanitizer around the runner (sandboxed), and the trusted checker.
 
-Student code only ever runs inside these subprocesses, never inside the grader. Each runs in its
-own process group with a wall-clock limit; on timeout the whole group is killed. Output goes to
-temporary files rather than pipes, so a lab that prints without end cannot fill the grader's
-memory: only the head and tail of each stream are kept.
+Student code only ever runs inside the sandbox (sandbox.py), never in the grader's process or in a
+process the grader believes. Each run has a wall-clock limit, and runs that report progress a
+stall limit too (no new output for a call's time limit: stopped, a TIMEOUT); the whole process
+group is killed at either. Output goes to temporary files, not pipes, and the sandbox's file-size
+limit stops a flood; only the head and tail of each stream are kept in memory.
 
-Tests replace Toolchain with a fake that has the same methods (see grader_tests/fakes.py).
+Tests replace Toolchain with a fake that has the same methods (grader_tests/helpers.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -17,13 +20,18 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from .checks import TestCheck, TimingCheck, parse_test_check, parse_timing_check
 from .manifest import Lab, Manifest
+from .sandbox import Limits, Sandbox, View
 from .verdicts import ProcessResult
 
-HEAD_BYTES = 2 << 20   # keep the first 2 MiB of a stream (the first failure block is near the top)
-TAIL_BYTES = 256 << 10  # and its last 256 KiB (markers and summaries are at the end)
+HEAD_BYTES = 2 << 20   # keep the first 2 MiB of a stream (the observations of a test run are far less)
+TAIL_BYTES = 256 << 10  # and its last 256 KiB (summaries are at the end)
+POLL_S = 0.2
+TRUSTED_TIMEOUT_S = 600.0
 
 
 def _read_limited(handle) -> str:
@@ -41,8 +49,6 @@ def _read_limited(handle) -> str:
 
 _LIVE: set[int] = set()  # process groups running now, for kill_all()
 _LIVE_LOCK = threading.Lock()
-
-
 _STOPPING = threading.Event()
 
 
@@ -52,7 +58,7 @@ class Stopping(Exception):
 
 def kill_all() -> None:
     """Kills every process group the grader started that is still running, and lets no new one
-    start (on SIGTERM or Ctrl-C)."""
+    start (on SIGTERM or Ctrl-C). Sandboxed runs die with their bubblewrap parent."""
     _STOPPING.set()
     with _LIVE_LOCK:
         groups = list(_LIVE)
@@ -68,60 +74,88 @@ def _kill_group(pid: int) -> None:
 
 
 def run_process(command: list[str], timeout: float | None, env: dict[str, str] | None = None,
-                cwd: str | os.PathLike | None = None) -> ProcessResult:
-    """Runs `command` in a new process group; kills the group when `timeout` seconds pass."""
+                cwd: str | os.PathLike | None = None, preexec=None, stall_s: float | None = None,
+                output_limit: int | None = None) -> ProcessResult:
+    """Runs `command` in a new process group with exactly `env` (None: the grader's own); kills the
+    group when `timeout` seconds pass, or `stall_s` pass with no new output."""
     if _STOPPING.is_set():
         raise Stopping("the grader is stopping")
     start = time.monotonic()
-    full_env = None
-    if env:
-        full_env = dict(os.environ)
-        full_env.update(env)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=full_env,
-                                       cwd=cwd, start_new_session=True)
+            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                                       start_new_session=True, preexec_fn=preexec)
         except OSError as exc:
             return ProcessResult(127, "", f"cannot start {command[0]}: {exc}", False, 0.0, list(command), timeout)
         with _LIVE_LOCK:
             _LIVE.add(process.pid)
-        timed_out = False
+        timed_out = stalled = False
+        size, changed = 0, start
         try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process.pid)
-            process.wait()
+            while process.poll() is None:
+                now = time.monotonic()
+                if timeout is not None and now - start > timeout:
+                    timed_out = True
+                    break
+                grown = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+                if grown != size:
+                    size, changed = grown, now
+                elif stall_s is not None and now - changed > stall_s:
+                    stalled = True
+                    break
+                try:
+                    process.wait(timeout=POLL_S)  # returns at once when the run ends
+                except subprocess.TimeoutExpired:
+                    pass
         except BaseException:  # Ctrl-C: leave nothing running behind
             _kill_group(process.pid)
             process.wait()
             raise
         finally:
+            _kill_group(process.pid)  # the limit, or anything the run left in its group
+            process.wait()
             with _LIVE_LOCK:
                 _LIVE.discard(process.pid)
-        _kill_group(process.pid)  # anything the lab left running in its group
+        flood = output_limit is not None and max(os.fstat(out.fileno()).st_size,
+                                                 os.fstat(err.fileno()).st_size) >= output_limit
         return ProcessResult(process.returncode, _read_limited(out), _read_limited(err), timed_out,
-                             time.monotonic() - start, list(command), timeout)
+                             time.monotonic() - start, list(command), timeout, stalled, flood)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class TimingRun:
+    process: ProcessResult
+    check: TimingCheck | None
+    problem: str = ""   # why there is no check (the checker failed: a grader problem)
 
 
 class Toolchain:
-    """Runs the real tools of one build tree."""
+    """Runs the real tools of one build tree; student code under `sandbox`."""
 
-    def __init__(self, manifest: Manifest, env: dict[str, str] | None = None):
+    def __init__(self, manifest: Manifest, sandbox: Sandbox | None = None, limits: Limits | None = None):
         self.manifest = manifest
-        self.env = env or {}
+        self.sandbox = sandbox or Sandbox(False, "no sandbox given")
+        self.limits = limits or Limits()
         self._gpu: bool | None = None
         self._sanitizer: str | None | bool = False
 
-    # ---- what this machine has
+    # ---- what this machine has (the grader's knowledge, never a student process's claim)
 
     def gpu_available(self) -> bool:
+        """A CUDA device answers a trusted program (which also creates /dev/nvidia-uvm for the sandbox)."""
         if self._gpu is None:
-            smi = shutil.which("nvidia-smi")
             self._gpu = False
-            if smi:
-                result = run_process([smi, "-L"], timeout=30)
-                self._gpu = result.returncode == 0 and "GPU" in result.stdout
+            if shutil.which("nvidia-smi") and run_process(["nvidia-smi", "-L"], timeout=30).returncode == 0:
+                result = self._trusted([str(self.manifest.checker), "device"])
+                self._gpu = result.returncode == 0 and '"devices":' in result.stdout and '"devices":0' not in result.stdout
         return self._gpu
 
     def sanitizer_path(self) -> str | None:
@@ -136,35 +170,133 @@ class Toolchain:
     def sanitizer_available(self) -> bool:
         return self.sanitizer_path() is not None
 
+    def sandbox_status(self) -> str:
+        return self.sandbox.describe()
+
+    # ---- running
+
+    def _trusted(self, argv: list[str], timeout: float = TRUSTED_TIMEOUT_S) -> ProcessResult:
+        return run_process(argv, timeout)
+
+    def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None) -> ProcessResult:
+        return run_process(self.sandbox.command(argv, view), timeout, env=self.sandbox.environment(os.environ),
+                           cwd=view.cwd, preexec=self.sandbox.preexec(self.limits), stall_s=stall_s,
+                           output_limit=self.limits.file_bytes)
+
+    def _toolkit(self) -> Path:
+        return Path(self.manifest.nvcc).resolve().parent.parent
+
     # ---- the steps
 
-    def compile_command(self, lab: Lab, source: Path, module: Path) -> list[str]:
-        command = [self.manifest.nvcc, *self.manifest.module_flags]
-        command += [f"-I{directory}" for directory in self.manifest.include_dirs]
-        return command + [str(source), "-o", str(module)]
-
     def compile(self, student: str, lab: Lab, source: Path, module: Path, timeout: float) -> ProcessResult:
-        module.parent.mkdir(parents=True, exist_ok=True)
+        """nvcc in the sandbox (it sees the harness headers, its source and a scratch folder); the
+        module is then copied out by the grader, so nothing the sandbox can write is ever run later."""
+        scratch = module.parent / f".build-{lab.folder}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(parents=True)
         if module.exists():
             module.unlink()
-        return run_process(self.compile_command(lab, source.resolve(), module.resolve()), timeout,
-                           cwd=source.resolve().parent)
+        built = scratch / lab.module_file
+        argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
+                str(source.resolve()), "-o", str(built)]
+        view = View(read_only=(source.resolve(), *map(Path, self.manifest.include_dirs), self._toolkit()),
+                    writable=(scratch,), cwd=scratch)
+        result = self._sandboxed(argv, view, timeout)
+        if result.returncode == 0 and not result.timed_out:
+            try:
+                descriptor = os.open(built, os.O_RDONLY | os.O_NOFOLLOW)
+            except OSError:
+                result.returncode = 1
+            else:
+                with os.fdopen(descriptor, "rb") as src, open(module, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                os.chmod(module, 0o644)
+        shutil.rmtree(scratch, ignore_errors=True)
+        return result
 
-    def run_tests(self, student: str, lab: Lab, module: Path, gtest_filter: str, timeout: float,
-                  call_timeout: float) -> ProcessResult:
-        command = [str(self.manifest.test_runner), f"--lab={module.resolve()}", f"--gtest_filter={gtest_filter}"]
-        return run_process(command, timeout, env={**self.env, "REDUCTION_CALL_TIMEOUT_S": str(call_timeout)})
+    def make_plan(self, lab: Lab, seed: int, path: Path, large: bool = False, cases: list[str] | None = None) -> None:
+        """The trusted checker writes the lab's test plan (a sanitizer run's: `cases` only)."""
+        argv = [str(self.manifest.checker), "plan", f"--lab={lab.folder}", f"--where={'host' if lab.host else 'device'}",
+                f"--seed={seed}", f"--reference={self.manifest.reference_module(lab)}"]
+        if large:
+            argv.append("--large")
+        if cases:
+            argv.append("--cases=" + ";".join(cases))
+        result = self._trusted(argv)
+        if result.returncode != 0:
+            raise RuntimeError(f"the checker could not write the plan of {lab.folder}: {result.stderr.strip()}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(result.stdout, encoding="utf-8")
+        os.chmod(path, 0o644)
 
-    def run_sanitizer(self, student: str, lab: Lab, tool: str, module: Path, cases: list[str], timeout: float,
+    def expect(self, plan: Path, cache: Path) -> None:
+        """Precomputes the plan's expected sums into the run's cache (once a run, not once a student)."""
+        result = self._trusted([str(self.manifest.checker), "expect", f"--plan={plan}", f"--cache={cache}"])
+        if result.returncode != 0:
+            raise RuntimeError(f"the checker could not compute the expected sums: {result.stderr.strip()}")
+
+    def _observe_argv(self, lab: Lab, module: Path, plan: Path, call_timeout: float) -> list[str]:
+        return [str(self.manifest.observer), f"--lab={module.resolve()}", f"--expect={lab.folder}",
+                f"--where={'host' if lab.host else 'device'}", f"--plan={plan.resolve()}",
+                f"--call-timeout={call_timeout:g}"]
+
+    def _runner_view(self, lab: Lab, module: Path, plan: Path, extra: tuple[Path, ...] = ()) -> View:
+        return View(read_only=(self.manifest.observer, module.resolve(), plan.resolve(), self._toolkit(), *extra),
+                    gpu=not lab.host)
+
+    def run_tests(self, student: str, lab: Lab, module: Path, plan: Path, cache: Path, timeout: float,
+                  call_timeout: float) -> tuple[ProcessResult, TestCheck | None]:
+        """The runner in the sandbox, then the trusted checker on what it printed."""
+        run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout), self._runner_view(lab, module, plan),
+                              timeout, stall_s=call_timeout + 10)
+        with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
+            observed.write(run.stdout)
+            observed.flush()
+            checked = self._trusted([str(self.manifest.checker), "tests", f"--plan={plan}", f"--observed={observed.name}",
+                                     f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}"])
+        try:
+            return run, parse_test_check(checked.stdout)
+        except ValueError:
+            return run, None
+
+    def run_sanitizer(self, student: str, lab: Lab, tool: str, module: Path, plan: Path, timeout: float,
                       call_timeout: float) -> ProcessResult:
-        command = [self.sanitizer_path() or "compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
-                   str(self.manifest.test_runner), f"--lab={module.resolve()}", "--gtest_filter=" + ":".join(cases)]
-        return run_process(command, timeout, env={**self.env, "REDUCTION_CALL_TIMEOUT_S": str(call_timeout)})
+        argv = [self.sanitizer_path() or "compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
+                *self._observe_argv(lab, module, plan, call_timeout)]
+        sanitizer_home = Path(self.sanitizer_path() or self._toolkit()).resolve().parent.parent
+        return self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout)
 
-    def benchmark(self, student: str, module_dir: Path, labs: list[Lab], sizes: list[str], types: list[str],
-                  budget_s: float, csv_path: Path, json_path: Path, timeout: float) -> ProcessResult:
-        command = [str(self.manifest.bench), "--labs", ",".join(f"{lab.number:02d}" for lab in labs),
-                   "--student-dir", str(module_dir.resolve()), "--reference-dir", str(self.manifest.reference_dir),
-                   "--student-name", student, "--sizes", ",".join(sizes), "--types", ",".join(types),
-                   "--budget", str(budget_s), "--csv", str(csv_path), "--json", str(json_path)]
-        return run_process(command, timeout, env=self.env)
+    def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
+             timeout: float, call_timeout: float, cache: Path | None = None) -> TimingRun:
+        """One timing run of a plan (written by the checker's `timing-plan`), then its check. The
+        student's modules run sandboxed; references and baselines run trusted."""
+        work.mkdir(parents=True, exist_ok=True)
+        plan = Path(tempfile.mkstemp(dir=work, prefix="timing-", suffix=".plan")[1])
+        plan.write_text(plan_text, encoding="utf-8")
+        os.chmod(plan, 0o644)
+        argv = [str(self.manifest.time_worker), f"--plan={plan}"]
+        if sandboxed:
+            view = View(read_only=(self.manifest.time_worker, plan, self._toolkit(), *readable), gpu=gpu)
+            run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30)
+        else:
+            run = run_process(argv, timeout, stall_s=call_timeout + 30)
+        with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
+            observed.write(run.stdout)
+            observed.flush()
+            checked = self._trusted([str(self.manifest.checker), "timing", f"--plan={plan}", f"--observed={observed.name}",
+                                     f"--reference-dir={self.manifest.reference_dir}",
+                                     *([f"--cache={cache}"] if cache else [])])
+        plan.unlink()
+        try:
+            return TimingRun(run, parse_timing_check(checked.stdout))
+        except ValueError as exc:
+            return TimingRun(run, None, f"the timing check failed: {exc}; {checked.stderr.strip()[-300:]}")
+
+    def timing_plan(self, seed: int, items: list[str], samples: int, warmup: int, call_timeout: float) -> str:
+        """The checker writes a timing plan; `items` are "id,lab,where,type,n[,module]"."""
+        argv = [str(self.manifest.checker), "timing-plan", f"--seed={seed}", f"--samples={samples}",
+                f"--warmup={warmup}", f"--call-timeout={call_timeout:g}", "--items=" + ";".join(items)]
+        result = self._trusted(argv)
+        if result.returncode != 0:
+            raise RuntimeError(f"the checker could not write a timing plan: {result.stderr.strip()}")
+        return result.stdout

@@ -1,6 +1,8 @@
 // Bug-class hints for wrong integer sums (see diagnosis.hpp).
 #include "diagnosis.hpp"
 
+#include <cmath>
+#include <cstring>
 #include <sstream>
 
 namespace reduction::testing {
@@ -64,6 +66,19 @@ std::string diagnose_int_sum(const std::vector<int>& input, std::int32_t got, st
   }
   return "no simple pattern (dropped tail, lost block, double count) explains it: suspect a race "
          "(does the result change from run to run?), a missing __syncthreads(), or wrong indexing";
+}
+
+std::string diagnose_float_sum(float got, double reference, double bound, std::optional<float> previous) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &got, sizeof bits);
+  if (bits == kFloatSentinelBits)
+    return "the output still holds the sentinel (a NaN) written before the call: d_out was never written";
+  if (std::isnan(got))
+    return "NaN: an element was read from uninitialised memory (out of bounds, or shared memory a thread never wrote)";
+  if (previous && std::fabs(got - (reference + *previous)) <= bound + 1e-6 * std::fabs(*previous))
+    return "the result is this call's sum plus the previous result: the accumulator was not reset before the launch";
+  return "compare with the int results of the same size: if they are exact, suspect the float rounding path; "
+         "if they fail too, follow their hint";
 }
 
 }  // namespace reduction::testing

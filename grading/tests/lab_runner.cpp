@@ -2,6 +2,7 @@
 #include "lab_runner.hpp"
 
 #include "diagnosis.hpp"
+#include "../runner/plan.hpp"
 
 #include <reduction/lab.hpp>
 #include <reduction/watchdog.hpp>
@@ -15,7 +16,7 @@ namespace {
 
 constexpr double kDefaultCallSeconds = 60.0;
 
-[[noreturn]] void runtime_error_exit(const std::string& what, const std::string& message) {
+[[noreturn]] void default_fatal(const std::string& what, const std::string& message) {
   std::fflush(stdout);
   std::fprintf(stderr, "\nREDUCTION-RUNTIME-ERROR: %s: %s\n", what.c_str(), message.c_str());
   std::fflush(stderr);
@@ -28,14 +29,16 @@ class DeviceCase {
  public:
   // The input is allocated last, so that a read past its end lands outside any allocation,
   // where memcheck sees it (inside a neighbouring buffer it would look legal).
-  explicit DeviceCase(std::size_t n)
-      : output_(1), temp_(guaranteed_temp_storage_bytes(n)), input_(n) {
+  DeviceCase(std::size_t n, std::size_t offset)
+      : output_(1), temp_(guaranteed_temp_storage_bytes(n)), input_(n + offset), offset_(offset) {
     REDUCTION_CHECK(cudaMemset(temp_.get(), 0xFF, temp_.bytes()));  // garbage, never zeros
+    if (offset) REDUCTION_CHECK(cudaMemset(input_.get(), 0xFF, offset * sizeof(T)));  // the skipped slots
   }
 
   LabRun<T> call(const LabModule& lab, const std::vector<T>& host_input, std::optional<T> output_before,
-                 bool check_input, const std::string& what) {
-    input_.upload_prefix(host_input);
+                 bool check_input, const std::string& what, const RunnerOptions& options) {
+    T* d_in = input_.get() + offset_;
+    REDUCTION_CHECK(cudaMemcpy(d_in, host_input.data(), host_input.size() * sizeof(T), cudaMemcpyHostToDevice));
     if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(T), cudaMemcpyHostToDevice));
     // The copies and the scratch poisoning ran on the legacy default stream, which does not
     // order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may return
@@ -44,39 +47,35 @@ class DeviceCase {
     LabRun<T> run;
     run_with_deadline(
         [&] {
-          const LabCallResult result = lab.sum<T>(input_.get(), host_input.size(), output_.get(),
+          const LabCallResult result = lab.sum<T>(d_in, host_input.size(), output_.get(),
                                                   temp_.get(), temp_.bytes(), stream_.get());
           run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
           run.message = result.message;
-          if (result.status == REDUCTION_LAB_ERROR) runtime_error_exit(what, result.message);
+          if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
           stream_.synchronize();
         },
-        call_timeout_seconds(kDefaultCallSeconds), what);
+        options.call_seconds, what);
     REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(T), cudaMemcpyDeviceToHost));
     if (check_input) {
       std::vector<T> after(host_input.size());
-      REDUCTION_CHECK(cudaMemcpy(after.data(), input_.get(), after.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      REDUCTION_CHECK(cudaMemcpy(after.data(), d_in, after.size() * sizeof(T), cudaMemcpyDeviceToHost));
       run.input_unchanged = std::memcmp(after.data(), host_input.data(), after.size() * sizeof(T)) == 0;
+      run.input_digest = grading::digest_bytes(after.data(), after.size() * sizeof(T));
     }
     return run;
   }
 
  private:
-  struct Input : DeviceBuffer<T> {
-    using DeviceBuffer<T>::DeviceBuffer;
-    void upload_prefix(const std::vector<T>& host) {
-      REDUCTION_CHECK(cudaMemcpy(this->get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-  };
   DeviceBuffer<T> output_;
   DeviceBuffer<unsigned char> temp_;
-  Input input_;
+  DeviceBuffer<T> input_;
+  std::size_t offset_;
   Stream stream_;
 };
 
 template <typename T>
 LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::optional<T> output_before,
-                    bool check_input, const std::string& what) {
+                    bool check_input, const std::string& what, const RunnerOptions& options) {
   std::vector<T> copy = input;  // the lab gets its own copy, so a write to it can be seen
   LabRun<T> run;
   run.value = output_before.value_or(sentinel<T>());
@@ -85,21 +84,30 @@ LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::opti
         const LabCallResult result = lab.sum<T>(copy.data(), copy.size(), &run.value, nullptr, 0, nullptr);
         run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
         run.message = result.message;
-        if (result.status == REDUCTION_LAB_ERROR) runtime_error_exit(what, result.message);
+        if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
       },
-      call_timeout_seconds(kDefaultCallSeconds), what);
-  if (check_input) run.input_unchanged = std::memcmp(copy.data(), input.data(), input.size() * sizeof(T)) == 0;
+      options.call_seconds, what);
+  if (check_input) {
+    run.input_unchanged = std::memcmp(copy.data(), input.data(), input.size() * sizeof(T)) == 0;
+    run.input_digest = grading::digest_bytes(copy.data(), copy.size() * sizeof(T));
+  }
   return run;
 }
 
 // Any CUDA failure around a lab call is the lab's doing (the harness calls are plain copies).
 template <typename Body>
-auto guard_cuda(const std::string& what, Body&& body) {
+auto guard_cuda(const std::string& what, const RunnerOptions& options, Body&& body) {
   try {
     return body();
   } catch (const CudaError& e) {
-    runtime_error_exit(what, e.what());
+    options.on_fatal(what, e.what());
+    std::_Exit(kRuntimeErrorExitCode);  // a handler must not return
   }
+}
+
+RunnerOptions with_defaults(RunnerOptions options) {
+  if (!options.on_fatal) options.on_fatal = default_fatal;
+  return options;
 }
 
 }  // namespace
@@ -113,35 +121,40 @@ float sentinel<float>() {
   return value;
 }
 
+LabRunner::LabRunner(const LabModule& lab, RunnerOptions options) : lab_(lab), options_(with_defaults(std::move(options))) {}
+
+LabRunner::LabRunner(const LabModule& lab)
+    : LabRunner(lab, RunnerOptions{call_timeout_seconds(kDefaultCallSeconds), lab.runs_on_device(), nullptr}) {}
+
 template <typename T>
 LabRun<T> LabRunner::run(const std::vector<T>& input, const std::string& what, bool check_input,
-                         std::optional<T> output_before) const {
+                         std::optional<T> output_before, std::size_t offset) const {
   const T before = output_before.value_or(sentinel<T>());
-  if (!lab_.runs_on_device()) return host_call<T>(lab_, input, before, check_input, what);
-  return guard_cuda(what, [&] {
-    DeviceCase<T> device(input.size());
-    return device.call(lab_, input, before, check_input, what);
+  if (!options_.on_device) return host_call<T>(lab_, input, before, check_input, what, options_);
+  return guard_cuda(what, options_, [&] {
+    DeviceCase<T> device(input.size(), offset);
+    return device.call(lab_, input, before, check_input, what, options_);
   });
 }
 
 template <typename T>
 std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first, const std::vector<T>& second,
                                                      const std::string& what) const {
-  if (!lab_.runs_on_device()) {
-    auto a = host_call<T>(lab_, first, sentinel<T>(), false, what);
-    auto b = host_call<T>(lab_, second, a.value, false, what);
+  if (!options_.on_device) {
+    auto a = host_call<T>(lab_, first, sentinel<T>(), false, what, options_);
+    auto b = host_call<T>(lab_, second, a.value, false, what, options_);
     return {a, b};
   }
-  return guard_cuda(what, [&] {
-    DeviceCase<T> device(std::max(first.size(), second.size()));
-    auto a = device.call(lab_, first, sentinel<T>(), false, what);
-    auto b = device.call(lab_, second, std::nullopt, false, what);  // output keeps a's result
+  return guard_cuda(what, options_, [&] {
+    DeviceCase<T> device(std::max(first.size(), second.size()), 0);
+    auto a = device.call(lab_, first, sentinel<T>(), false, what, options_);
+    auto b = device.call(lab_, second, std::nullopt, false, what, options_);  // output keeps a's result
     return std::make_pair(a, b);
   });
 }
 
-template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>) const;
-template LabRun<float> LabRunner::run<float>(const std::vector<float>&, const std::string&, bool, std::optional<float>) const;
+template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>, std::size_t) const;
+template LabRun<float> LabRunner::run<float>(const std::vector<float>&, const std::string&, bool, std::optional<float>, std::size_t) const;
 template std::pair<LabRun<int>, LabRun<int>> LabRunner::run_twice<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
 template std::pair<LabRun<float>, LabRun<float>> LabRunner::run_twice<float>(const std::vector<float>&, const std::vector<float>&, const std::string&) const;
 

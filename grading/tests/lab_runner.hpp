@@ -8,6 +8,8 @@
 #include <reduction/lab_module.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,17 +25,30 @@ struct LabRun {
   bool not_implemented = false;   // the skeleton's placeholder ran
   std::string message;            // its message
   bool input_unchanged = true;    // only checked when asked
+  std::uint64_t input_digest = 0; // digest_bytes of d_in after the call, when checked
+};
+
+// What happens when a lab raises a CUDA error or an exception: by default the process reports
+// it (REDUCTION-RUNTIME-ERROR) and exits with kRuntimeErrorExitCode. Must not return.
+using FatalHandler = std::function<void(const std::string& what, const std::string& message)>;
+
+struct RunnerOptions {
+  double call_seconds = 60.0;   // the deadline of one call
+  bool on_device = true;        // where the lab runs (the grader says so; the tests ask the module)
+  FatalHandler on_fatal;        // empty: the default above
 };
 
 class LabRunner {
  public:
-  explicit LabRunner(const LabModule& lab) : lab_(lab) {}
+  LabRunner(const LabModule& lab, RunnerOptions options);
+  explicit LabRunner(const LabModule& lab);  // the tests: the module says where it runs
 
   // One call on `input`. `what` names the case for timeout and error messages.
   // `output_before`: the value the output holds before the call (default: the sentinel).
+  // `offset`: d_in is this many elements past a 16-byte aligned allocation (garbage before it).
   template <typename T>
   LabRun<T> run(const std::vector<T>& input, const std::string& what, bool check_input = false,
-                std::optional<T> output_before = std::nullopt) const;
+                std::optional<T> output_before = std::nullopt, std::size_t offset = 0) const;
 
   // Two calls back to back on the same output and scratch: `first` then `second`.
   template <typename T>
@@ -44,6 +59,7 @@ class LabRunner {
 
  private:
   const LabModule& lab_;
+  RunnerOptions options_;
 };
 
 template <typename T>

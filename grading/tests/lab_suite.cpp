@@ -27,7 +27,6 @@ class LabTest : public ::testing::Test {
   bool needs_gpu_;
 };
 
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 
 template <typename T>
@@ -147,19 +146,10 @@ void expect_correct_sum<float>(const LabModule& lab, const std::vector<float>& i
   const FloatTolerance tolerance = float_tolerance(lab.float_error_depth(input.size()), reference.sum_abs);
   const double error = std::fabs(static_cast<double>(run.value) - reference.sum);
   if (error <= tolerance.bound) return;  // false for NaN too
-  std::ostringstream hint;
-  if (same_bits(run.value, sentinel<float>()))
-    hint << "the output still holds the sentinel (a NaN) written before the call: d_out was never written";
-  else if (std::isnan(run.value))
-    hint << "NaN: an element was read from uninitialised memory (out of bounds, or shared memory a thread never wrote)";
-  else if (previous && std::fabs(run.value - (reference.sum + *previous)) <= tolerance.bound + 1e-6 * std::fabs(*previous))
-    hint << "the result is this call's sum plus the previous result: the accumulator was not reset before the launch";
-  else
-    hint << "compare with the int results of the same size: if they are exact, suspect the float rounding path; "
-            "if they fail too, follow their hint";
+  const std::string hint = diagnose_float_sum(run.value, reference.sum, tolerance.bound, previous);
   ADD_FAILURE() << what << "\n  expected " << reference.sum << " (double reference), got " << run.value
                 << "\n  error " << error << " = " << error_in_ulps_of_sum(run.value, reference.sum, reference.sum_abs)
-                << " u*sum|x|, allowed " << tolerance.bound << ": " << tolerance.rule << "\n  hint: " << hint.str()
+                << " u*sum|x|, allowed " << tolerance.bound << ": " << tolerance.rule << "\n  hint: " << hint
                 << "\n  replay: REDUCTION_SEED=" << default_seed() << " with this test's --gtest_filter";
 }
 

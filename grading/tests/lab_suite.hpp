@@ -3,6 +3,7 @@
 #pragma once
 
 #include "lab_runner.hpp"
+#include "test_sizes.hpp"
 
 #include <reduction/input.hpp>
 
@@ -21,15 +22,6 @@
   } while (0)
 
 namespace reduction::testing {
-
-// Sizes that break the usual bugs: empty, single, warp and block edges, non-powers of two, 2^24+7.
-inline const std::vector<std::size_t> kSizes = {
-    0, 1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 65535, 65536,
-    1000003, std::size_t{1} << 20, std::size_t{1} << 24, (std::size_t{1} << 24) + 7};
-// The `large` label: 64-bit indexing.
-inline constexpr std::size_t kLargeSize = (std::size_t{1} << 31) + 7;
-// Sizes up to this go to the Small suite (the one the sanitizers run).
-inline constexpr std::size_t kSmallLimit = 65536;
 
 // Registers one test. The body runs inside a gtest fixture; GPU tests skip only when no CUDA
 // device is present.

@@ -1,4 +1,4 @@
-// RAII owners for device memory, streams and events: copy deleted, move defaulted, released on
+// RAII owners for device and pinned host memory, streams and events: copy deleted, move defaulted, released on
 // destruction (errors at release are ignored: a destructor must not throw).
 #pragma once
 
@@ -21,6 +21,9 @@ struct StreamDestroy {
 };
 struct EventDestroy {
   void operator()(CUevent_st* e) const noexcept { cudaEventDestroy(e); }
+};
+struct HostFree {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }
 };
 }  // namespace detail
 
@@ -85,6 +88,22 @@ class Event {
 
  private:
   std::unique_ptr<CUevent_st, detail::EventDestroy> event_;
+};
+
+// Page-locked host memory of `size` elements: the target of a stream-ordered copy that must
+// land before the stream's next synchronize returns (a pageable copy may not be ordered).
+template <typename T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t size) {
+    void* p = nullptr;
+    REDUCTION_CHECK(cudaMallocHost(&p, size * sizeof(T)));
+    ptr_.reset(p);
+  }
+  T* get() const noexcept { return static_cast<T*>(ptr_.get()); }
+
+ private:
+  std::unique_ptr<void, detail::HostFree> ptr_;
 };
 
 }  // namespace reduction

@@ -54,9 +54,10 @@ class Timer {
 
   cudaStream_t stream() const { return stream_.get(); }
   const TimingOptions& options() const { return options_; }
+  // Enqueues a write of twice the L2's size on stream(): what the next sample reads is cold.
+  void flush_l2();
 
  private:
-  void flush_l2();
   double sm_clock_mhz();  // measured on the stream, just after a sample
   bool throttled(double mhz) const;
 

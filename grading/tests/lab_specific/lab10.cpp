@@ -3,20 +3,14 @@
 // not 16-byte aligned (the head and tail that the 16-byte loads cannot take).
 #include "lab_specific.hpp"
 
-#include <reduction/cuda_raii.hpp>
-#include <reduction/lab.hpp>
-#include <reduction/watchdog.hpp>
-
 #include <cstdint>
 #include <cstring>
-#include <initializer_list>
 #include <sstream>
-#include <stdexcept>
 
 namespace reduction::testing {
 namespace {
 
-constexpr int kCalls = 5;
+constexpr int kCalls = kDeterminismCalls;
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -51,45 +45,16 @@ void add_determinism_case(const LabModule& lab, const LabRunner& runner, std::si
   }, /*needs_gpu=*/true);
 }
 
-// One call with d_in = a cudaMalloc'd buffer + `offset` elements (so 4 * offset bytes past a
-// 16-byte boundary), n elements, the output holding the sentinel before the call.
 template <typename T>
-LabRun<T> run_at_offset(const LabModule& lab, const std::vector<T>& input, std::size_t offset,
-                        const std::string& what) {
-  DeviceBuffer<T> buffer(input.size() + offset);
-  DeviceBuffer<T> output(1);
-  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(input.size()));
-  Stream stream;
-  REDUCTION_CHECK(cudaMemset(buffer.get(), 0xFF, buffer.bytes()));  // the skipped slots: garbage
-  REDUCTION_CHECK(cudaMemset(temp.get(), 0xFF, temp.bytes()));
-  REDUCTION_CHECK(cudaMemcpy(buffer.get() + offset, input.data(), input.size() * sizeof(T), cudaMemcpyHostToDevice));
-  const T before = sentinel<T>();
-  REDUCTION_CHECK(cudaMemcpy(output.get(), &before, sizeof(T), cudaMemcpyHostToDevice));
-  LabRun<T> run;
-  run_with_deadline(
-      [&] {
-        const LabCallResult result = lab.sum<T>(buffer.get() + offset, input.size(), output.get(), temp.get(),
-                                                temp.bytes(), stream.get());
-        run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
-        run.message = result.message;
-        if (result.status == REDUCTION_LAB_ERROR) throw std::runtime_error(what + ": " + result.message);
-        stream.synchronize();
-      },
-      call_timeout_seconds(60.0), what);
-  REDUCTION_CHECK(cudaMemcpy(&run.value, output.get(), sizeof(T), cudaMemcpyDeviceToHost));
-  return run;
-}
-
-template <typename T>
-void add_unaligned_case(const LabModule& lab, std::size_t n) {
+void add_unaligned_case(const LabModule& lab, const LabRunner& runner, std::size_t n) {
   const std::string type = type_name<T>();
-  register_test("Lab10", "UnalignedInputGivesTheRightSum_" + type + "_n" + std::to_string(n), [&lab, n, type] {
+  register_test("Lab10", "UnalignedInputGivesTheRightSum_" + type + "_n" + std::to_string(n), [&lab, &runner, n, type] {
     const std::uint64_t seed = default_seed();
     const auto input = make_input<T>(Pattern::mixed_sign, n, seed);
-    for (std::size_t offset : {1, 2, 3}) {
+    for (std::size_t offset : kUnalignedOffsets) {
       const std::string what = describe_case(lab, n, type, Pattern::mixed_sign, seed) + ", d_in = a 16-byte " +
                                "aligned buffer + " + std::to_string(offset) + " element(s)";
-      const auto run = run_at_offset(lab, input, offset, what);
+      const auto run = runner.run<T>(input, what, false, std::nullopt, offset);
       REDUCTION_STOP_IF_NOT_IMPLEMENTED(run);
       expect_correct_sum(lab, input, run, what + " (hint: the scalar head before the first 16-byte boundary, "
                                               "or the tail after the last whole vector)");
@@ -100,14 +65,13 @@ void add_unaligned_case(const LabModule& lab, std::size_t n) {
 }  // namespace
 
 void register_lab10_tests(const LabModule& lab, const LabRunner& runner) {
-  for (std::size_t n : {(std::size_t{1} << 24) + 7, std::size_t{1000003}}) {
+  for (std::size_t n : kDeterminismSizes) {
     add_determinism_case(lab, runner, n, Pattern::uniform_positive);
     add_determinism_case(lab, runner, n, Pattern::mixed_sign);
   }
-  // Sizes below, at and above the head (0-3 elements), a block's round and the one-block limit.
-  for (std::size_t n : {1, 2, 3, 4, 5, 7, 4099, 1000003}) {
-    add_unaligned_case<int>(lab, n);
-    add_unaligned_case<float>(lab, n);
+  for (std::size_t n : kUnalignedSizes) {
+    add_unaligned_case<int>(lab, runner, n);
+    add_unaligned_case<float>(lab, runner, n);
   }
 }
 

@@ -1,0 +1,184 @@
+"""Timing students' passing labs against the references, so that no student code can fake a time.
+
+Process-level A B A B A ...: a trusted run of every reference and the baselines (the read roof,
+CUB), then a student's modules in the sandbox, then the trusted run again, which is also the next
+student's "before". Both sides are the same timing worker on the same inputs (the run's seed);
+every timed call's result is checked by the trusted checker against rotating buffers with
+rewritten canaries, so a cached or stale result fails. A student's ratio is its median over the
+mean of the reference medians just before and just after it; the ratio of those two is an A/A
+measure of the machine's drift around that student. A time below the read roof of the same run is
+physically impossible and earns nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checks import TimedItem, TimingCheck
+from .manifest import Lab, Manifest
+from .records import LabBenchmark
+
+ROOF_TOLERANCE = 0.97   # a student's median below 97% of the roof's is impossible (noise is < 1%)
+BASELINES = ("roof", "cub")
+
+
+def parse_size(text: str) -> int:
+    """'2^24', '16777216' or '1e6': the one size syntax of the policy and the command lines."""
+    text = text.strip()
+    if "^" in text:
+        base, exponent = text.split("^", 1)
+        return round(float(base) ** float(exponent))
+    return round(float(text))
+
+
+@dataclass
+class Cell:
+    lab: str
+    type: str
+    n: int
+
+
+@dataclass
+class Outcome:
+    rows: list[dict] = field(default_factory=list)          # timings.csv rows: student, reference, baselines
+    labs: dict[str, LabBenchmark] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    device: str = ""
+    drift: float | None = None                               # worst |after/before - 1| of the references
+
+
+def _items(cells: list[Cell], module_of, baselines: bool, labs: dict[str, Lab]) -> tuple[list[str], dict[str, Cell]]:
+    items, ids = [], {}
+    for cell in cells:
+        item_id = f"t{len(items) + 1:03d}"
+        lab = labs[cell.lab]
+        items.append(f"{item_id},{cell.lab},{'host' if lab.host else 'device'},{cell.type},{cell.n},{module_of(lab)}")
+        ids[item_id] = cell
+    if baselines:
+        for type_, n in sorted({(c.type, c.n) for c in cells if not labs[c.lab].host}):
+            for name in BASELINES:
+                item_id = f"t{len(items) + 1:03d}"
+                items.append(f"{item_id},{name},device,{type_},{n}")
+                ids[item_id] = Cell(name, type_, n)
+    return items, ids
+
+
+def _by_cell(check: TimingCheck | None, ids: dict[str, Cell]) -> dict[tuple, TimedItem]:
+    if check is None:
+        return {}
+    found = {}
+    for item in check.items:
+        if item.id in ids:
+            cell = ids[item.id]
+            found[(cell.lab, cell.type, cell.n)] = item
+    return found
+
+
+def _row(who: str, cell: Cell, item: TimedItem, gpu: str, date: str) -> dict:
+    bytes_read = cell.n * 4
+    return {"student": who, "lab": cell.lab, "type": cell.type, "n": str(cell.n), "median_us": f"{item.median_us:.4f}",
+            "min_us": f"{item.min_us:.4f}", "iqr_us": f"{item.q3_us - item.q1_us:.4f}",
+            "gbps": f"{bytes_read / (item.median_us * 1e3):.1f}" if item.median_us > 0 else "",
+            "pct_roof": "", "ref_median_us": "", "ratio_to_ref": "", "status": "ok" if item.verified else "UNVERIFIED",
+            "gpu": gpu, "date": date}
+
+
+class ClassTiming:
+    """The timing runs of one grading run: reference runs shared between neighbouring students."""
+
+    def __init__(self, tools, manifest: Manifest, labs: list[Lab], config: dict, seed: int, work: Path, gpu: bool,
+                 cache: Path):
+        self.tools, self.manifest, self.config, self.seed, self.work, self.gpu = tools, manifest, config, seed, work, gpu
+        self.cache = cache  # the run's expected sums (the timing buffers' are computed once a run)
+        self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
+        self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
+                      for type_ in config["types"] for size in config["sizes"]]
+        self._reference_items, self._reference_ids = _items(self.cells, manifest.reference_module, True, self.labs)
+        self._reference_plan = ""
+        self._last: tuple[dict, str] | None = None   # the latest reference run: (by cell, device)
+        self.problems: list[str] = []
+
+    def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...]):
+        run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu, float(self.config["timeout_s"]),
+                              float(self.config["call_timeout_s"]), self.cache)
+        problems = [run.problem] if run.problem else []
+        if run.process.timed_out or run.process.stalled:
+            problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
+        return run, problems
+
+    def _reference(self) -> tuple[dict, str, list[str]]:
+        if not self._reference_plan:
+            self._reference_plan = self.tools.timing_plan(self.seed, self._reference_items, int(self.config["samples"]),
+                                                          int(self.config["warmup"]), float(self.config["call_timeout_s"]))
+        run, problems = self._run(self._reference_plan, False, ())
+        self._last = (_by_cell(run.check, self._reference_ids), run.check.device if run.check else "")
+        return self._last[0], self._last[1], problems
+
+    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str) -> Outcome:
+        """The student's `passed` labs (`modules`: their verified module paths) between two reference runs."""
+        cells = [cell for cell in self.cells if cell.lab in {lab.folder for lab in passed}]
+        outcome = Outcome()
+        if not cells:
+            return outcome
+        labs = {lab.folder: lab for lab in passed}
+        if self._last is None:
+            before, device, problems = self._reference()
+            outcome.problems += problems
+        else:
+            before, device = self._last
+        items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
+        plan = self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
+                                      float(self.config["call_timeout_s"]))
+        run, problems = self._run(plan, True, tuple(modules[lab.folder] for lab in passed))
+        outcome.problems += problems
+        own = _by_cell(run.check, ids)
+        after, device_after, problems = self._reference()
+        outcome.problems += problems
+        outcome.device = device or device_after
+        _compose(outcome, cells, labs, before, own, after, student, date)
+        return outcome
+
+
+def _compose(outcome: Outcome, cells: list[Cell], labs: dict[str, Lab], before: dict, own: dict, after: dict,
+             student: str, date: str) -> None:
+    """Rows and per-lab results from the three runs."""
+    drifts = []
+    for cell in cells + [Cell(name, t, n) for (t, n) in sorted({(c.type, c.n) for c in cells}) for name in BASELINES]:
+        key = (cell.lab, cell.type, cell.n)
+        sides = [side[key] for side in (before, after) if key in side and side[key].verified and side[key].median_us > 0]
+        if not sides:
+            continue
+        mean = sum(item.median_us for item in sides) / len(sides)
+        merged = TimedItem(sides[0].id, cell.lab, cell.type, cell.n, sum(s.samples for s in sides), mean,
+                           min(s.min_us for s in sides), min(s.q1_us for s in sides), max(s.q3_us for s in sides), True)
+        who = "baseline" if cell.lab in BASELINES else "reference"
+        outcome.rows.append(_row(who, cell, merged, outcome.device, date))
+        if len(sides) == 2 and who == "reference" and not labs[cell.lab].host:  # host clocks drift more
+            drifts.append(abs(sides[1].median_us / sides[0].median_us - 1.0))
+    outcome.drift = max(drifts) if drifts else None
+    roofs = {(r["type"], r["n"]): float(r["median_us"]) for r in outcome.rows if r["lab"] == "roof"}
+    references = {(r["lab"], r["type"], r["n"]): float(r["median_us"]) for r in outcome.rows if r["student"] == "reference"}
+    for cell in cells:
+        item = own.get((cell.lab, cell.type, cell.n))
+        result = outcome.labs.setdefault(cell.lab, LabBenchmark())
+        if item is None or item.samples == 0:
+            result.note = result.note or f"no timing at n = {cell.n}, {cell.type}" + (
+                f" ({item.problem})" if item and item.problem else "")
+            continue
+        row = _row(student, cell, item, outcome.device, date)
+        roof = roofs.get((cell.type, str(cell.n)))
+        reference = references.get((cell.lab, cell.type, str(cell.n)))
+        if roof and not labs[cell.lab].host:  # the GPU's roof says nothing of a host loop
+            row["pct_roof"] = f"{100.0 * roof / item.median_us:.1f}"
+            if item.median_us < ROOF_TOLERANCE * roof:
+                row["status"] = "IMPOSSIBLE"
+                result.impossible = True
+                result.note = (f"{item.median_us:.2f} us at n = {cell.n}, {cell.type} is below the read roof's "
+                               f"{roof:.2f} us measured in the same run: physically impossible, no performance points")
+        if not item.verified:
+            result.note = result.note or f"a timed call returned a wrong result: {item.problem}"
+        if reference:
+            row["ref_median_us"] = f"{reference:.4f}"
+            row["ratio_to_ref"] = f"{item.median_us / reference:.4f}"
+        result.rows.append(row)

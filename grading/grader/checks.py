@@ -1,0 +1,119 @@
+"""The one reader of the trusted checker's reports (grading/runner/check_*.cpp), and the rules for
+quoting anything a student's code said.
+
+The checker never loads student code, so its reports are believed; what the untrusted runner
+printed reaches the grader only through them. Text that came from a student module (an exception
+message, the lab name it claims) is quoted only when it has the shape of a message the harness or
+CUDA writes: a report never carries a file or variable the student's code read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, fields
+
+TESTS_FORMAT = "reduction-check-tests"
+TIMING_FORMAT = "reduction-check-timing"
+VERSION = 1
+
+
+class CheckError(ValueError):
+    """The checker's output is not a report of this version (a grader problem, never a student's)."""
+
+
+@dataclass
+class TestCheck:
+    lab: str = ""
+    seed: str = ""
+    cases: int = 0
+    observed: int = 0
+    correct: int = 0
+    wrong: int = 0
+    not_implemented: int = 0
+    malformed: int = 0
+    duplicates: int = 0
+    end: bool = False
+    refused: str = ""
+    load_error: str = ""
+    error_case: str = ""
+    error_message: str = ""
+    not_implemented_message: str = ""
+    last_started: str = ""
+    last_started_what: str = ""
+    first_failure: dict | None = None
+
+    @property
+    def all_correct(self) -> bool:
+        return self.cases > 0 and self.correct == self.cases and self.wrong == 0
+
+
+@dataclass
+class TimedItem:
+    id: str
+    lab: str
+    type: str
+    n: int
+    samples: int = 0
+    median_us: float = 0.0
+    min_us: float = 0.0
+    q1_us: float = 0.0
+    q3_us: float = 0.0
+    verified: bool = False
+    problem: str = ""
+
+
+@dataclass
+class TimingCheck:
+    device: str = ""
+    malformed: int = 0
+    items: list[TimedItem] = field(default_factory=list)
+
+    def item(self, item_id: str) -> TimedItem | None:
+        return next((item for item in self.items if item.id == item_id), None)
+
+
+def _report(text: str, expected_format: str) -> dict:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CheckError(f"the checker printed no report ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != expected_format or data.get("version") != VERSION:
+        raise CheckError(f"not a {expected_format} report of version {VERSION}")
+    return data
+
+
+def _take(cls, data: dict):
+    names = {f.name for f in fields(cls)}
+    return cls(**{key: value for key, value in data.items() if key in names})
+
+
+def parse_test_check(text: str) -> TestCheck:
+    return _take(TestCheck, _report(text, TESTS_FORMAT))
+
+
+def parse_timing_check(text: str) -> TimingCheck:
+    data = _report(text, TIMING_FORMAT)
+    return TimingCheck(device=str(data.get("device", "")), malformed=int(data.get("malformed", 0)),
+                       items=[_take(TimedItem, item) for item in data.get("items", [])])
+
+
+# ---------------------------------------------------------------------------------------------
+# quoting what student code said
+
+# REDUCTION_CHECK's message (common/include/reduction/check.hpp): "file:line: expr failed: cudaErrorX (text)"
+_CUDA_ERROR = re.compile(r"^(?P<file>[\w./ -]{1,300}):(?P<line>\d{1,6}): .{0,400} failed: "
+                         r"(?P<name>cuda[A-Za-z]{1,60}) \((?P<text>[A-Za-z0-9 ,.'-]{0,160})\)$", re.DOTALL)
+_NOT_IMPLEMENTED = re.compile(r"^lab \d\d: not implemented yet \(write your code between the STUDENT CODE markers\)$")
+WITHHELD = "its message is not shown: reports quote only what the tools say"
+
+
+def quote_module_message(message: str) -> str:
+    """A student module's error message, reduced to what the harness or CUDA would have written."""
+    message = message.strip()
+    if _NOT_IMPLEMENTED.match(message):
+        return message
+    if match := _CUDA_ERROR.match(message):
+        file = match.group("file").rsplit("/", 1)[-1]
+        return f"{match.group('name')} ({match.group('text')}) at {file}:{match.group('line')}"
+    return f"the lab threw an exception ({WITHHELD})" if message else "the lab reported an error with no message"

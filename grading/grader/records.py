@@ -1,0 +1,143 @@
+"""The grader's typed records: one student's grading, lab by lab, as written to OUT/students/.
+
+Only the trusted grader writes these (outside every sandbox), and each file is signed
+(signing.py): a rerun and the class outputs believe only records that carry this grader's
+signature. Field names are the JSON keys, so `asdict` is the file format and `from_json` reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+
+@dataclass
+class CompileResult:
+    ok: bool = False
+    seconds: float = 0.0
+    command: list[str] = field(default_factory=list)
+    output: str = ""          # the compiler's diagnostics about the student's own file only
+    module_sha256: str = ""   # the module as compiled; every later run checks it is still this
+
+
+@dataclass
+class TestRun:
+    returncode: int | None = None
+    timed_out: bool = False   # the grader's wall-clock limit
+    stalled: bool = False     # no progress for a call's time limit: the grader stopped it
+    output_limit: bool = False
+    seconds: float = 0.0
+    cases: int = 0
+    observed: int = 0
+    correct: int = 0
+    wrong: int = 0
+    not_implemented: int = 0
+    malformed: int = 0
+    first_failure: dict | None = None  # {"case", "what", "expected", "got", "hint"} from the checker
+
+
+@dataclass
+class SanitizerResult:
+    status: str = ""                                     # "run", "skipped (...)", "not applicable ..."
+    findings: list[dict] = field(default_factory=list)   # one per tool (verdicts.SanitizerFinding)
+    hazards: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class LabBenchmark:
+    rows: list[dict] = field(default_factory=list)  # the student's timings rows of this lab
+    ratio: float | None = None
+    statistic: str = ""
+    note: str = ""
+    no_reference: bool = False
+    impossible: bool = False   # faster than the read roof of the same run: no performance points
+
+
+@dataclass
+class LabScore:
+    correctness: float | None = None
+    correctness_max: float = 0.0
+    performance: float | None = None
+    performance_max: float = 0.0
+    total: float | None = None
+    max: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LabRecord:
+    folder: str
+    file: str
+    module: str
+    verdict: str | None = None
+    detail: str = ""
+    submitted: str | None = None
+    notes: list[str] = field(default_factory=list)
+    compile: CompileResult = field(default_factory=CompileResult)
+    tests: TestRun = field(default_factory=TestRun)
+    sanitizer: SanitizerResult = field(default_factory=SanitizerResult)
+    benchmark: LabBenchmark = field(default_factory=LabBenchmark)
+    score: LabScore = field(default_factory=LabScore)
+    source: str = ""        # the spliced file (OUT/work/<student>/src/...)
+    module_path: str = ""   # the module the grader keeps (OUT/work/<student>/modules/...)
+
+
+@dataclass
+class BenchmarkInfo:
+    types: list[str] = field(default_factory=list)
+    sizes: list[str] = field(default_factory=list)
+    sizes_n: list[int] = field(default_factory=list)
+    status: str = "not run"
+    problems: list[str] = field(default_factory=list)
+    device: dict = field(default_factory=dict)
+    reference_drift: float | None = None   # reference after / before the student's run (A/A across processes)
+
+
+@dataclass
+class StudentRecord:
+    student: str
+    complete: bool = False
+    grader: str = ""
+    started: str = ""
+    finished: str | None = None
+    date: str = ""
+    submission: str = ""
+    policy: str = ""
+    seed: str = ""                 # the run's input seed: a failure replays with --seed
+    sandbox: str = ""              # how student code was confined ("UNSANDBOXED: ..." when it was not)
+    machine: dict = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    benchmark: BenchmarkInfo = field(default_factory=BenchmarkInfo)
+    labs: dict[str, LabRecord] = field(default_factory=dict)
+    timings: list[dict] = field(default_factory=list)
+    total: float | None = None
+    max_total: float | None = None
+    gpu_name: str = ""
+    step_seconds: dict[str, float] = field(default_factory=dict)  # compile, test, sanitize, time
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "StudentRecord":
+        record = _build(cls, data)
+        record.benchmark = _build(BenchmarkInfo, data.get("benchmark", {}))
+        record.labs = {folder: _lab_from_json(entry) for folder, entry in data.get("labs", {}).items()}
+        return record
+
+
+_LAB_PARTS = {"compile": CompileResult, "tests": TestRun, "sanitizer": SanitizerResult, "benchmark": LabBenchmark,
+              "score": LabScore}
+
+
+def _build(cls, data: dict):
+    """An instance of `cls` from the keys of `data` it knows (unknown keys are dropped)."""
+    known = {f.name for f in fields(cls)}
+    return cls(**{key: value for key, value in data.items() if key in known})
+
+
+def _lab_from_json(data: dict) -> LabRecord:
+    lab = _build(LabRecord, data)
+    for name, part in _LAB_PARTS.items():
+        setattr(lab, name, _build(part, data.get(name) or {}))
+    return lab

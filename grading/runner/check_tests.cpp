@@ -1,0 +1,265 @@
+// The trusted verdict on one lab's test run (see check_tests.hpp).
+#include "check_tests.hpp"
+
+#include "wire.hpp"
+
+#include "../tests/diagnosis.hpp"
+
+#include <reduction/reference.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+namespace reduction::grading {
+namespace {
+
+constexpr std::size_t kMessageChars = 300;
+
+struct Failure {
+  std::string case_id, what, expected, got, hint;
+};
+
+std::string clip(const std::string& text) {
+  return text.size() <= kMessageChars ? text : text.substr(0, kMessageChars) + "...";
+}
+
+std::string hex64(std::uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+template <typename T>
+T from_bits(std::uint32_t bits) {
+  T value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+bool right_value(Type type, const Expectation& e, std::uint32_t bits, const LabModule& reference, std::size_t n,
+                 bool naive_loop) {
+  if (type == Type::int32) return static_cast<std::int32_t>(bits) == e.int_sum;
+  if (naive_loop) return bits == e.naive_bits;
+  const double got = from_bits<float>(bits);
+  return std::fabs(got - e.sum) <= float_tolerance(reference.float_error_depth(n), e.sum_abs).bound;
+}
+
+// The failure of a wrong value, with a hint (the only place a checker regenerates an input).
+Failure explain(const std::string& lab, const InputSpec& spec, const Expectation& e, std::uint32_t bits,
+                const LabModule& reference, std::optional<std::uint32_t> previous, bool naive_loop, bool detailed) {
+  Failure f{"", describe(lab, spec), "", "", ""};
+  if (!detailed) return f;  // only the first failure is shown: no need to regenerate the input
+  std::ostringstream expected, got;
+  expected.precision(10);
+  got.precision(10);
+  if (spec.type == Type::int32) {
+    const auto input = make_input<int>(spec.pattern, spec.n, spec.seed);
+    expected << e.int_sum;
+    got << static_cast<std::int32_t>(bits);
+    f.hint = testing::diagnose_int_sum(input, static_cast<std::int32_t>(bits), e.int_sum,
+                                       previous ? std::optional<std::int32_t>(static_cast<std::int32_t>(*previous))
+                                                : std::nullopt);
+  } else if (naive_loop) {
+    expected << from_bits<float>(e.naive_bits) << " (the plain float loop, bit for bit)";
+    got << from_bits<float>(bits);
+    f.hint = "host_sum<float> must be the plain loop accumulating in float, in index order "
+             "(a double accumulator, or another order?)";
+  } else {
+    const FloatTolerance tolerance = float_tolerance(reference.float_error_depth(spec.n), e.sum_abs);
+    expected << e.sum << " within " << tolerance.bound << " (" << tolerance.rule << ")";
+    got << from_bits<float>(bits);
+    f.hint = testing::diagnose_float_sum(from_bits<float>(bits), e.sum, tolerance.bound,
+                                         previous ? std::optional<float>(from_bits<float>(*previous)) : std::nullopt);
+  }
+  f.expected = expected.str();
+  f.got = got.str();
+  return f;
+}
+
+std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const LabModule& reference,
+                                  const Expectations& known, const WireLine& line, bool detailed) {
+  const Expectation& e = known.at(input_key(c.input));
+  std::vector<std::uint32_t> bits;
+  for (const auto& text : line.values) {
+    std::uint32_t b;
+    if (!parse_bits_hex(text, b)) return Failure{c.id, describe(plan.lab, c.input), "", "", "malformed value"};
+    bits.push_back(b);
+  }
+  const std::size_t want = c.kind == CaseKind::twice ? 2 : static_cast<std::size_t>(c.calls);
+  if (bits.size() != want)
+    return Failure{c.id, describe(plan.lab, c.input), std::to_string(want) + " values", std::to_string(bits.size()),
+                   "the runner reported another number of calls"};
+  const Type type = c.input.type;
+  if (c.kind == CaseKind::twice) {
+    if (!right_value(type, e, bits[0], reference, c.input.n, false))
+      return explain(plan.lab, c.input, e, bits[0], reference, std::nullopt, false, detailed);
+    const Expectation& e2 = known.at(input_key(*c.second));
+    if (right_value(type, e2, bits[1], reference, c.second->n, false)) return std::nullopt;
+    Failure f = explain(plan.lab, *c.second, e2, bits[1], reference, bits[0], false, detailed);
+    f.what += c.second->n == c.input.n && c.second->seed == c.input.seed
+                  ? " (the second call on the same input)"
+                  : " (called right after a call on n = " + std::to_string(c.input.n) + ")";
+    return f;
+  }
+  for (std::size_t k = 0; k < bits.size(); ++k) {
+    if (!right_value(type, e, bits[k], reference, c.input.n, c.naive_loop)) {
+      Failure f = explain(plan.lab, c.input, e, bits[k], reference, std::nullopt, c.naive_loop, detailed);
+      if (c.offset) f.what += ", d_in = a 16-byte aligned buffer + " + std::to_string(c.offset) + " element(s)";
+      if (bits.size() > 1) f.what += ", call " + std::to_string(k + 1);
+      return f;
+    }
+    if (bits[k] != bits[0])
+      return Failure{c.id, describe(plan.lab, c.input) + ", call " + std::to_string(k + 1), bits_hex(bits[0]) + " (call 1)",
+                     bits_hex(bits[k]),
+                     "the same n on the same GPU must add the same numbers in the same order: an atomic, a grid "
+                     "that depends on anything but n and the device, or a partial read before it was written"};
+  }
+  if (line.get("digest") != hex64(e.digest))
+    return Failure{c.id, describe(plan.lab, c.input), "d_in unchanged", "d_in modified",
+                   "the input is read-only: reduce in shared memory or in the scratch space instead"};
+  return std::nullopt;
+}
+
+template <typename T>
+Expectation expect_typed(const InputSpec& spec) {
+  const auto input = make_input<T>(spec.pattern, spec.n, spec.seed);
+  Expectation e;
+  e.digest = digest_bytes(input.data(), input.size() * sizeof(T));
+  if constexpr (std::is_same_v<T, int>) {
+    e.int_sum = exact_int_sum(input);
+  } else {
+    const ReferenceSum sum = reference_sum(input);
+    e.sum = sum.sum;
+    e.sum_abs = sum.sum_abs;
+    const float naive = naive_float_sum(input.data(), input.size());
+    std::memcpy(&e.naive_bits, &naive, sizeof naive);
+  }
+  return e;
+}
+
+}  // namespace
+
+std::string describe(const std::string& lab, const InputSpec& input) {
+  std::ostringstream out;
+  out << "lab " << lab << ", n = " << input.n << ", type = " << to_string(input.type)
+      << ", pattern = " << to_string(input.pattern) << ", seed = " << input.seed;
+  return out.str();
+}
+
+std::string input_key(const InputSpec& input) {
+  return to_string(input.type) + ":" + std::to_string(input.n) + ":" + to_string(input.pattern) + ":" +
+         std::to_string(input.seed);
+}
+
+Expectation expect_input(const InputSpec& input) {
+  return input.type == Type::int32 ? expect_typed<int>(input) : expect_typed<float>(input);
+}
+
+void add_expectations(const TestPlan& plan, Expectations& known) {
+  for (const auto& c : plan.cases) {
+    for (const InputSpec* spec : {&c.input, c.second ? &*c.second : nullptr}) {
+      if (spec == nullptr || known.count(input_key(*spec))) continue;
+      known[input_key(*spec)] = expect_input(*spec);
+    }
+  }
+}
+
+std::string write_expectations(const Expectations& known) {
+  std::ostringstream out;
+  out.precision(17);
+  for (const auto& [key, e] : known)
+    out << key << " " << e.int_sum << " " << e.sum << " " << e.sum_abs << " " << e.digest << " " << e.naive_bits << "\n";
+  return out.str();
+}
+
+Expectations read_expectations(const std::string& text) {
+  Expectations known;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string key;
+    Expectation e;
+    if (!(in >> key >> e.int_sum >> e.sum >> e.sum_abs >> e.digest >> e.naive_bits))
+      throw std::invalid_argument("bad expectations line: " + line.substr(0, 80));
+    known[key] = e;
+  }
+  return known;
+}
+
+std::string check_tests(const TestPlan& plan, const LabModule& reference, const Expectations& known,
+                        const std::string& observed) {
+  std::map<std::string, const TestCase*> by_id;
+  for (const auto& c : plan.cases) by_id[c.id] = &c;
+  std::map<std::string, int> seen;
+  int correct = 0, wrong = 0, not_implemented = 0, malformed = 0;
+  bool end = false;
+  std::string last_started, refused, load_error, error_case, error_message, not_implemented_message;
+  std::optional<Failure> first;
+  std::istringstream lines(observed);
+  for (std::string text; std::getline(lines, text);) {
+    WireLine line;
+    if (!parse_wire_line(text, line)) {
+      ++malformed;
+      continue;
+    }
+    const std::string id = line.get("case");
+    if (line.event == "start" && by_id.count(id)) last_started = id;
+    else if (line.event == "end") end = true;
+    else if (line.event == "refused" && refused.empty()) refused = clip(line.get("message"));
+    else if (line.event == "load_error" && load_error.empty()) load_error = clip(line.get("message"));
+    else if (line.event == "error" && error_message.empty()) error_message = clip(line.get("message"));
+    else if (line.event == "observed" && by_id.count(id) && ++seen[id] == 1) {
+      const std::string status = line.get("status");
+      if (status == "error") {
+        error_case = id;
+        error_message = clip(line.get("message"));
+      } else if (status == "not_implemented") {
+        ++not_implemented;
+        if (not_implemented_message.empty()) not_implemented_message = clip(line.get("message"));
+      } else {
+        const TestCase& c = *by_id[id];
+        const auto failure = judge_case(plan, c, reference, known, line, /*detailed=*/!first);
+        if (failure) {
+          ++wrong;
+          if (!first) first = failure, first->case_id = id;
+        } else {
+          ++correct;
+        }
+      }
+    } else if (line.event == "observed") {
+      ++malformed;  // a case not in the plan, or a second line for one
+    }
+  }
+  int duplicates = 0;
+  for (const auto& [id, count] : seen) duplicates += count - 1;
+  std::ostringstream out;
+  const auto field = [&out](const char* key, const std::string& value) { out << ",\"" << key << "\":" << json_string(value); };
+  out << "{\"format\":\"reduction-check-tests\",\"version\":1";
+  field("lab", plan.lab);
+  field("seed", std::to_string(plan.seed));
+  out << ",\"cases\":" << plan.cases.size() << ",\"observed\":" << seen.size() << ",\"correct\":" << correct
+      << ",\"wrong\":" << wrong << ",\"not_implemented\":" << not_implemented << ",\"malformed\":" << malformed
+      << ",\"duplicates\":" << duplicates << ",\"end\":" << (end ? "true" : "false");
+  field("refused", refused);
+  field("load_error", load_error);
+  field("error_case", error_case);
+  field("error_message", error_message);
+  field("not_implemented_message", not_implemented_message);
+  field("last_started", last_started);
+  field("last_started_what", last_started.empty() ? "" : describe(plan.lab, by_id[last_started]->input));
+  if (first) {
+    out << ",\"first_failure\":{\"case\":" << json_string(first->case_id) << ",\"what\":" << json_string(first->what)
+        << ",\"expected\":" << json_string(first->expected) << ",\"got\":" << json_string(first->got)
+        << ",\"hint\":" << json_string(first->hint) << "}";
+  } else {
+    out << ",\"first_failure\":null";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+}  // namespace reduction::grading

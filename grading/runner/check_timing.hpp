@@ -1,0 +1,19 @@
+// Judging a timing run: every timed call's result recomputed, then the statistics.
+#pragma once
+
+#include "check_tests.hpp"
+#include "plan.hpp"
+
+#include <string>
+
+namespace reduction::grading {
+
+// The report (one JSON object, format "reduction-check-timing"): per item the sample count, the
+// median, min and quartiles of the timed calls in microseconds, and whether every call (warm-up
+// included) returned the right sum for the buffer and canaries it was given; a lab's float
+// tolerance comes from its reference module in `reference_dir`. The sums of the timing buffers
+// come from `known` (the run's cache), computed and added there when missing.
+std::string check_timing(const TimingPlan& plan, const std::string& reference_dir, const std::string& observed,
+                         Expectations& known);
+
+}  // namespace reduction::grading

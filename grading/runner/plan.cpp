@@ -1,0 +1,289 @@
+// Test and timing plans: what is run, written down so the trusted side can recompute it.
+#include "plan.hpp"
+
+#include "../tests/test_sizes.hpp"
+
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+namespace reduction::grading {
+namespace {
+
+using testing::kDeterminismCalls;
+using testing::kDeterminismSizes;
+using testing::kLargeSize;
+using testing::kSizes;
+using testing::kUnalignedOffsets;
+using testing::kUnalignedSizes;
+
+constexpr const char* kTestPlanHeader = "reduction-test-plan";
+constexpr const char* kTimingPlanHeader = "reduction-timing-plan";
+constexpr int kPlanVersion = 1;
+
+// "key=value" tokens of one line, after the first word.
+struct Fields {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string get(const std::string& key) const {
+    for (const auto& [k, v] : items)
+      if (k == key) return v;
+    throw std::invalid_argument("plan line without '" + key + "'");
+  }
+  std::string get_or(const std::string& key, const std::string& fallback) const {
+    for (const auto& [k, v] : items)
+      if (k == key) return v;
+    return fallback;
+  }
+};
+
+Fields parse_fields(std::istringstream& line) {
+  Fields fields;
+  std::string token;
+  while (line >> token) {
+    const auto eq = token.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("plan token without '=': " + token);
+    fields.items.emplace_back(token.substr(0, eq), token.substr(eq + 1));
+  }
+  return fields;
+}
+
+std::uint64_t to_u64(const std::string& text) { return std::stoull(text); }
+
+Pattern to_pattern(const std::string& text) {
+  const auto pattern = parse_pattern(text);
+  if (!pattern) throw std::invalid_argument("unknown pattern '" + text + "'");
+  return *pattern;
+}
+
+std::string input_fields(const InputSpec& in, const std::string& suffix) {
+  std::ostringstream out;
+  out << " type" << suffix << "=" << to_string(in.type) << " n" << suffix << "=" << in.n << " pattern" << suffix
+      << "=" << to_string(in.pattern) << " seed" << suffix << "=" << in.seed;
+  return out.str();
+}
+
+InputSpec read_input(const Fields& f, const std::string& suffix) {
+  return {parse_type(f.get("type" + suffix)), static_cast<std::size_t>(to_u64(f.get("n" + suffix))),
+          to_pattern(f.get("pattern" + suffix)), to_u64(f.get("seed" + suffix))};
+}
+
+// Another seed for each input of a plan, derived from the run's seed, so no two cases share data
+// by accident and none can be known before the run.
+std::uint64_t case_seed(std::uint64_t seed, std::size_t index) { return mix64(seed ^ (index * 0x9E37ull)); }
+
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(TestPlan& plan) : plan_(plan) {}
+  TestCase& add(CaseKind kind, Type type, std::size_t n, Pattern pattern) {
+    TestCase c;
+    c.id = next_id();
+    c.kind = kind;
+    c.input = {type, n, pattern, case_seed(plan_.seed, plan_.cases.size())};
+    plan_.cases.push_back(c);
+    return plan_.cases.back();
+  }
+
+ private:
+  std::string next_id() const {
+    std::ostringstream id;
+    id << "c" << (plan_.cases.size() + 1 < 100 ? (plan_.cases.size() + 1 < 10 ? "00" : "0") : "")
+       << plan_.cases.size() + 1;
+    return id.str();
+  }
+  TestPlan& plan_;
+};
+
+}  // namespace
+
+std::string to_string(Type type) { return type == Type::int32 ? "int" : "float"; }
+
+Type parse_type(const std::string& text) {
+  if (text == "int") return Type::int32;
+  if (text == "float") return Type::float32;
+  throw std::invalid_argument("unknown type '" + text + "'");
+}
+
+TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t seed, bool large,
+                        bool float_deterministic) {
+  TestPlan plan{lab, on_device, seed, {}};
+  PlanBuilder add(plan);
+  const bool lab01 = lab.rfind("01_", 0) == 0, lab10 = lab.rfind("10_", 0) == 0;
+  for (Type type : {Type::int32, Type::float32}) {
+    add.add(CaseKind::sum, type, 0, Pattern::all_ones);  // the identity, and d_out must be written
+    for (std::size_t n : kSizes) {
+      if (n == 0) continue;
+      for (Pattern pattern : kAllPatterns) add.add(CaseKind::sum, type, n, pattern);
+    }
+    TestCase& twice = add.add(CaseKind::twice, type, 1000003, Pattern::uniform_positive);
+    twice.second = InputSpec{type, 65537, Pattern::small_integers, case_seed(seed, 100000 + plan.cases.size())};
+  }
+  TestCase& same = add.add(CaseKind::twice, Type::int32, 1000003, Pattern::uniform_positive);
+  same.second = same.input;  // calling twice on the same input: the same result
+  if (lab01) add.add(CaseKind::sum, Type::float32, std::size_t{1} << 24, Pattern::uniform_positive).naive_loop = true;
+  if (float_deterministic && on_device) {
+    for (std::size_t n : kDeterminismSizes)
+      for (Pattern pattern : {Pattern::uniform_positive, Pattern::mixed_sign})
+        add.add(CaseKind::sum, Type::float32, n, pattern).calls = kDeterminismCalls;
+  }
+  if (lab10) {
+    for (Type type : {Type::int32, Type::float32})
+      for (std::size_t n : kUnalignedSizes)
+        for (std::size_t offset : kUnalignedOffsets) add.add(CaseKind::sum, type, n, Pattern::mixed_sign).offset = offset;
+  }
+  if (large) {
+    add.add(CaseKind::sum, Type::int32, kLargeSize, Pattern::small_integers);
+    add.add(CaseKind::sum, Type::float32, kLargeSize, Pattern::mixed_sign);
+  }
+  return plan;
+}
+
+TestPlan make_small_plan(const std::string& lab, bool on_device, std::uint64_t seed,
+                         const std::vector<std::string>& cases) {
+  TestPlan plan{lab, on_device, seed, {}};
+  PlanBuilder add(plan);
+  for (const auto& text : cases) {
+    std::istringstream in(text);
+    std::string type, pattern;
+    std::size_t n = 0;
+    if (!(in >> type >> pattern >> n)) throw std::invalid_argument("case '" + text + "': want 'TYPE PATTERN N'");
+    add.add(CaseKind::sum, parse_type(type), n, to_pattern(pattern));
+  }
+  return plan;
+}
+
+std::string write_test_plan(const TestPlan& plan) {
+  std::ostringstream out;
+  out << kTestPlanHeader << " v=" << kPlanVersion << " lab=" << plan.lab << " where="
+      << (plan.on_device ? "device" : "host") << " seed=" << plan.seed << "\n";
+  for (const auto& c : plan.cases) {
+    out << "case id=" << c.id << " kind=" << (c.kind == CaseKind::sum ? "sum" : "twice") << input_fields(c.input, "")
+        << " calls=" << c.calls << " offset=" << c.offset << " naive_loop=" << (c.naive_loop ? 1 : 0);
+    if (c.second) out << input_fields(*c.second, "2");
+    out << "\n";
+  }
+  return out.str();
+}
+
+TestPlan read_test_plan(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, word;
+  TestPlan plan;
+  bool header = false;
+  while (std::getline(lines, line)) {
+    std::istringstream in(line);
+    if (!(in >> word)) continue;
+    const Fields f = parse_fields(in);
+    if (word == kTestPlanHeader) {
+      if (std::stoi(f.get("v")) != kPlanVersion) throw std::invalid_argument("test plan of another version");
+      plan.lab = f.get("lab");
+      plan.on_device = f.get("where") == "device";
+      plan.seed = to_u64(f.get("seed"));
+      header = true;
+    } else if (word == "case" && header) {
+      TestCase c;
+      c.id = f.get("id");
+      c.kind = f.get("kind") == "twice" ? CaseKind::twice : CaseKind::sum;
+      c.input = read_input(f, "");
+      c.calls = std::stoi(f.get("calls"));
+      c.offset = static_cast<std::size_t>(to_u64(f.get("offset")));
+      c.naive_loop = f.get("naive_loop") == "1";
+      if (c.kind == CaseKind::twice) c.second = read_input(f, "2");
+      if (c.calls < 1 || c.calls > 100) throw std::invalid_argument("case " + c.id + ": calls out of range");
+      plan.cases.push_back(c);
+    } else {
+      throw std::invalid_argument("not a test plan line: " + line.substr(0, 80));
+    }
+  }
+  if (!header) throw std::invalid_argument("no test plan header");
+  return plan;
+}
+
+std::string write_timing_plan(const TimingPlan& plan) {
+  std::ostringstream out;
+  out << kTimingPlanHeader << " v=" << kPlanVersion << " seed=" << plan.seed << " buffers=" << plan.buffers
+      << " canaries=" << plan.canaries << " warmup=" << plan.warmup << " samples=" << plan.samples
+      << " call_timeout_s=" << plan.call_timeout_s << "\n";
+  for (const auto& item : plan.items) {
+    out << "item id=" << item.id << " lab=" << item.lab << " where=" << (item.on_device ? "device" : "host")
+        << " type=" << to_string(item.type) << " n=" << item.n;
+    if (!item.module.empty()) out << " module=" << item.module;  // paths from the grader: no spaces
+    out << "\n";
+  }
+  return out.str();
+}
+
+TimingPlan read_timing_plan(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, word;
+  TimingPlan plan;
+  bool header = false;
+  while (std::getline(lines, line)) {
+    std::istringstream in(line);
+    if (!(in >> word)) continue;
+    const Fields f = parse_fields(in);
+    if (word == kTimingPlanHeader) {
+      if (std::stoi(f.get("v")) != kPlanVersion) throw std::invalid_argument("timing plan of another version");
+      plan.seed = to_u64(f.get("seed"));
+      plan.buffers = std::stoi(f.get("buffers"));
+      plan.canaries = std::stoi(f.get("canaries"));
+      plan.warmup = std::stoi(f.get("warmup"));
+      plan.samples = std::stoi(f.get("samples"));
+      plan.call_timeout_s = std::stod(f.get("call_timeout_s"));
+      if (plan.buffers < 1 || plan.buffers > 16 || plan.samples < 1 || plan.samples > 10000 || plan.warmup < 0)
+        throw std::invalid_argument("timing plan: counts out of range");
+      header = true;
+    } else if (word == "item" && header) {
+      TimingItem item;
+      item.id = f.get("id");
+      item.lab = f.get("lab");
+      item.module = f.get_or("module", "");
+      item.on_device = f.get("where") == "device";
+      item.type = parse_type(f.get("type"));
+      item.n = static_cast<std::size_t>(to_u64(f.get("n")));
+      plan.items.push_back(item);
+    } else {
+      throw std::invalid_argument("not a timing plan line: " + line.substr(0, 80));
+    }
+  }
+  if (!header) throw std::invalid_argument("no timing plan header");
+  return plan;
+}
+
+InputSpec timing_buffer(const TimingPlan& plan, Type type, std::size_t n, int buffer) {
+  const std::uint64_t key = mix64(plan.seed ^ mix64(n * 4 + (type == Type::float32 ? 1 : 0)) ^ (buffer + 1ull) << 48);
+  return {type, n, Pattern::mixed_sign, key};
+}
+
+int timing_buffer_of_call(const TimingPlan& plan, int call) { return call % plan.buffers; }
+
+std::vector<Canary> timing_canaries(const TimingPlan& plan, Type type, std::size_t n, int call) {
+  std::vector<Canary> canaries;
+  if (n == 0) return canaries;
+  const std::uint64_t base = mix64(timing_buffer(plan, type, n, 0).seed ^ (0xCA7A11ull + call));
+  for (int k = 0; k < plan.canaries; ++k) {
+    const std::uint64_t bits = mix64(base + static_cast<std::uint64_t>(k));
+    const std::uint64_t value_bits = mix64(bits);
+    Canary c;
+    c.index = static_cast<std::size_t>(bits % n);
+    c.int_value = static_cast<std::int64_t>(value_bits % 2001) - 1000;            // far outside the data's range
+    c.float_value = static_cast<float>(static_cast<double>(value_bits >> 40) * 0x1p-20 - 8.0);  // [-8, 8)
+    canaries.push_back(c);
+  }
+  return canaries;
+}
+
+std::uint64_t digest_bytes(const void* data, std::size_t bytes) {
+  // FNV-1a over 8-byte words (then the tail bytes): 8x fewer steps than bytewise on 8 GiB inputs.
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t hash = 0xCBF29CE484222325ull;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    hash = (hash ^ word) * 0x100000001B3ull;
+  }
+  for (; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001B3ull;
+  return hash;
+}
+
+}  // namespace reduction::grading

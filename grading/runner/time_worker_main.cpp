@@ -1,0 +1,226 @@
+// reduction_time_worker: times the items of a timing plan (lab modules, or the roof and CUB
+// baselines) and prints every call's time and result (wire.hpp). The grader runs it twice over:
+// in the sandbox for a student's modules, and outside it for the references and baselines, so
+// both sides are timed by the same code and no student code shares a process with a reference.
+//
+// Every call k reads buffer timing_buffer_of_call(k) after timing_canaries(k) were written into
+// it, with a fresh value in *d_out: a result cached from an earlier call, or work that finishes
+// outside the timed stream, returns a wrong sum, which the checker sees. Each sample: L2 flushed,
+// then events around the call alone on one stream. A call that never returns is the grader's to
+// stop: it kills a run that reports no progress (this program has no deadline of its own).
+#include "plan.hpp"
+#include "wire.hpp"
+
+#include "../../common/bench/cub_sum.hpp"
+
+#include <reduction/cuda_raii.hpp>
+#include <reduction/device_info.hpp>
+#include <reduction/lab.hpp>
+#include <reduction/lab_module.hpp>
+#include <reduction/timing.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace reduction::grading {
+namespace {
+
+constexpr int kRuntimeErrorExitCode = 3;
+
+std::string format_us(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", us);
+  return text;
+}
+
+template <typename T>
+std::uint32_t bits_of(T value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+template <typename T>
+T canary_value(const Canary& c) {
+  if constexpr (std::is_same_v<T, int>) return static_cast<int>(c.int_value);
+  else return c.float_value;
+}
+
+template <typename T>
+void emit_sample(const TimingItem& item, int call, double us, std::optional<T> value) {
+  emit("sample", {{"item", item.id}, {"call", std::to_string(call)}, {"us", format_us(us)},
+                  {"value", value ? bits_hex(bits_of(*value)) : ""}});
+}
+
+// The inputs of each (type, n), generated and uploaded once a run. Every item starts from them as
+// generated: the canaries an item wrote are put back afterwards (a few elements, not 3 x 64 MiB).
+template <typename T>
+struct Inputs {
+  std::vector<std::vector<T>> host;
+  std::vector<DeviceBuffer<T>> device;  // empty for a host item's run
+};
+
+class InputCache {
+ public:
+  explicit InputCache(const TimingPlan& plan) : plan_(plan) {}
+  template <typename T>
+  Inputs<T>& get(std::size_t n, bool on_device) {
+    Inputs<T>& inputs = store<T>()[n];
+    if (inputs.host.empty()) {
+      const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
+      for (int b = 0; b < plan_.buffers; ++b) {
+        const InputSpec spec = timing_buffer(plan_, type, n, b);
+        inputs.host.push_back(make_input<T>(spec.pattern, n, spec.seed));
+      }
+    }
+    if (on_device && inputs.device.empty()) {
+      for (const auto& host : inputs.host) {
+        inputs.device.emplace_back(n);
+        inputs.device.back().upload(host);
+      }
+      REDUCTION_CHECK(cudaDeviceSynchronize());  // uploads ran on the legacy stream
+    }
+    return inputs;
+  }
+
+ private:
+  template <typename T>
+  std::map<std::size_t, Inputs<T>>& store() {
+    if constexpr (std::is_same_v<T, int>) return ints_;
+    else return floats_;
+  }
+  const TimingPlan& plan_;
+  std::map<std::size_t, Inputs<int>> ints_;
+  std::map<std::size_t, Inputs<float>> floats_;
+};
+
+// A device item: one lab (or baseline) timed call by call. Each call is enqueued from this thread
+// right behind the L2 flush, so the GPU is still busy when the start event and the call arrive and
+// no host latency is timed. A call that never returns is stopped by the grader (no progress).
+template <typename T>
+void time_device_item(const TimingPlan& plan, const TimingItem& item, const LabModule* lab, Timer& timer,
+                      InputCache& cache) {
+  const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
+  Inputs<T>& inputs = cache.get<T>(item.n, true);
+  DeviceBuffer<T> output(1);
+  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(item.n));
+  std::optional<CubSum<T>> cub;
+  std::optional<ReadRoof> roof;
+  if (item.lab == "cub") cub.emplace(item.n);
+  if (item.lab == "roof") roof.emplace(item.n * sizeof(T));
+  const cudaStream_t stream = timer.stream();
+  PinnedBuffer<T> staging(static_cast<std::size_t>(plan.canaries) + 1);
+  T* result = staging.get() + plan.canaries;
+  Event start, stop;
+  std::vector<std::pair<int, std::size_t>> touched;  // (buffer, index) of every canary written
+  for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+    const int b = timing_buffer_of_call(plan, call);
+    T* d_in = inputs.device[b].get();
+    const auto canaries = timing_canaries(plan, type, item.n, call);
+    for (std::size_t k = 0; k < canaries.size(); ++k) {
+      staging.get()[k] = canary_value<T>(canaries[k]);
+      REDUCTION_CHECK(cudaMemcpyAsync(d_in + canaries[k].index, staging.get() + k, sizeof(T), cudaMemcpyHostToDevice, stream));
+      touched.emplace_back(b, canaries[k].index);
+    }
+    REDUCTION_CHECK(cudaMemsetAsync(output.get(), 0x5A ^ (call & 0xFF), sizeof(T), stream));  // a fresh stale value
+    timer.flush_l2();
+    start.record(stream);
+    if (lab) {
+      const auto status = lab->sum<T>(d_in, item.n, output.get(), temp.get(), temp.bytes(), stream);
+      if (!status.ok()) throw std::runtime_error(status.message);
+    } else if (cub) {
+      cub->launch(d_in, item.n, output.get(), stream);
+    } else {
+      roof->launch(item.n * sizeof(T), stream);
+    }
+    stop.record(stream);
+    REDUCTION_CHECK(cudaMemcpyAsync(result, output.get(), sizeof(T), cudaMemcpyDeviceToHost, stream));
+    REDUCTION_CHECK(cudaStreamSynchronize(stream));
+    REDUCTION_CHECK(cudaDeviceSynchronize());  // nothing of this call may run on into the next
+    emit_sample<T>(item, call, 1000.0 * stop.elapsed_ms_since(start), roof ? std::nullopt : std::optional<T>(*result));
+  }
+  for (const auto& [b, index] : touched)  // back to the inputs as generated, for the next item
+    REDUCTION_CHECK(cudaMemcpy(inputs.device[b].get() + index, inputs.host[b].data() + index, sizeof(T),
+                               cudaMemcpyHostToDevice));
+}
+
+// A host item (lab 01): the same rotation and canaries, on host memory, with a steady clock.
+template <typename T>
+void time_host_item(const TimingPlan& plan, const TimingItem& item, const LabModule& lab, InputCache& cache) {
+  const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
+  std::vector<std::vector<T>> buffers = cache.get<T>(item.n, false).host;  // a copy: canaries go into it
+  for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+    std::vector<T>& in = buffers[timing_buffer_of_call(plan, call)];
+    for (const Canary& c : timing_canaries(plan, type, item.n, call)) in[c.index] = canary_value<T>(c);
+    T out{};
+    const auto begin = std::chrono::steady_clock::now();
+    const auto status = lab.sum<T>(in.data(), item.n, &out, nullptr, 0, nullptr);
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
+    if (!status.ok()) throw std::runtime_error(status.message);
+    emit_sample<T>(item, call, us, out);
+  }
+}
+
+int run(const std::string& plan_path) {
+  std::ifstream file(plan_path);
+  std::stringstream text;
+  text << file.rdbuf();
+  const TimingPlan plan = read_timing_plan(text.str());
+  std::map<std::string, std::unique_ptr<LabModule>> modules;
+  std::unique_ptr<Timer> timer;
+  InputCache inputs(plan);
+  for (const TimingItem& item : plan.items) {
+    const LabModule* lab = nullptr;
+    if (!item.module.empty()) {
+      auto& module = modules[item.module];
+      if (!module) module = std::make_unique<LabModule>(LabModule::load(item.module));
+      if (module->folder() != item.lab) {
+        emit("item_error", {{"item", item.id}, {"message", "the module says it is lab " + module->folder()}});
+        continue;
+      }
+      lab = module.get();
+    }
+    try {
+      if (!item.on_device) {
+        if (!lab) throw std::invalid_argument("a host item needs a module");
+        item.type == Type::int32 ? time_host_item<int>(plan, item, *lab, inputs)
+                                 : time_host_item<float>(plan, item, *lab, inputs);
+        continue;
+      }
+      if (!timer) {
+        timer = std::make_unique<Timer>();
+        emit("device", {{"name", query_device_info().name}});
+      }
+      item.type == Type::int32 ? time_device_item<int>(plan, item, lab, *timer, inputs)
+                               : time_device_item<float>(plan, item, lab, *timer, inputs);
+    } catch (const CudaError& e) {
+      emit("item_error", {{"item", item.id}, {"message", e.what()}});
+      return kRuntimeErrorExitCode;  // the context cannot be trusted after a CUDA error
+    } catch (const std::exception& e) {
+      emit("item_error", {{"item", item.id}, {"message", e.what()}});
+    }
+  }
+  emit("end");
+  return 0;
+}
+
+}  // namespace
+}  // namespace reduction::grading
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::strncmp(argv[1], "--plan=", 7) != 0) {
+    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN\n", argv[0]);
+    return 2;
+  }
+  try {
+    return reduction::grading::run(argv[1] + 7);
+  } catch (const std::exception& e) {
+    reduction::grading::emit("error", {{"message", e.what()}});
+    return reduction::grading::kRuntimeErrorExitCode;
+  }
+}

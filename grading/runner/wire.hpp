@@ -1,0 +1,50 @@
+// What the untrusted programs (the test runner and the timing worker, which load a student
+// module) print, one JSON object a line on stdout, and the strict reader the trusted checker
+// uses on it. Nothing here is believed: a line only says what the program claims to have seen,
+// and the checker compares every claim with what it computes itself. A line that does not parse
+// is skipped and counted.
+//
+//   {"v":1,"event":"start","case":"c017"}
+//   {"v":1,"event":"observed","case":"c017","status":"ok","values":["0x3f800000"],"digest":"a1b2..","message":""}
+//   {"v":1,"event":"refused","message":"the module is lab 04_interleaved, not 05_sequential"}
+//   {"v":1,"event":"device","name":"NVIDIA H200","sms":"132"}
+//   {"v":1,"event":"sample","item":"t03","call":"7","us":"27.91","value":"0x4b7f0000"}
+//   {"v":1,"event":"end"}
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace reduction::grading {
+
+inline constexpr int kWireVersion = 1;
+
+// One line: string fields, and at most one list of strings ("values").
+struct WireLine {
+  std::string event;
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> values;
+  std::string get(const std::string& key) const {
+    const auto it = fields.find(key);
+    return it == fields.end() ? std::string() : it->second;
+  }
+};
+
+// Writing (the untrusted side): one line, flushed, so a crash loses nothing already seen.
+void emit(const std::string& event, const std::map<std::string, std::string>& fields = {},
+          const std::vector<std::string>* values = nullptr);
+
+// Reading (the trusted side). Returns false for anything but a well-formed line of this version:
+// a flat object of string values, "v" a number, "values" a list of strings, bounded lengths.
+bool parse_wire_line(const std::string& text, WireLine& line);
+
+// A JSON string literal of `text`: printable ASCII only, everything else \u-escaped.
+std::string json_string(const std::string& text);
+
+// Bits of a value, as written in "values": "0x" and 8 hex digits.
+std::string bits_hex(std::uint32_t bits);
+bool parse_bits_hex(const std::string& text, std::uint32_t& bits);
+
+}  // namespace reduction::grading
