@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import json
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -15,7 +14,9 @@ EXAMPLES = REPO / "examples"
 if str(GRADING) not in sys.path:
     sys.path.insert(0, str(GRADING))
 
+from grader.checks import TestCheck, TimedItem, TimingCheck  # noqa: E402
 from grader.manifest import Lab, Manifest  # noqa: E402
+from grader.toolchain import TimingRun  # noqa: E402
 from grader.verdicts import ProcessResult  # noqa: E402
 
 
@@ -37,8 +38,24 @@ def course_labs() -> list[Lab]:
     return labs
 
 
+def maker():
+    """examples/make_examples.py, loaded as a module (it is a script, not a package)."""
+    if "make_examples" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["make_examples"] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules["make_examples"]
+
+
 def expected_class() -> dict:
-    return json.loads((EXAMPLES / "expected_verdicts.json").read_text(encoding="utf-8"))
+    return maker().expected_verdicts("example")
+
+
+def write_example_class(folder: Path) -> Path:
+    """The example class, generated into `folder` (it is not committed)."""
+    maker().write_class("example", folder)
+    return folder
 
 
 def example_labs() -> list[Lab]:
@@ -52,17 +69,16 @@ def fake_manifest(build_dir: Path, labs: list[Lab] | None = None) -> Manifest:
                     labs=labs if labs is not None else example_labs())
 
 
-FIXTURE_FOR = {"PASSED": "pass", "WRONG_ANSWER": "wrong_answer", "TIMEOUT": "timeout", "RUNTIME_ERROR": "exit_atexit"}
-
-
 class FakeToolchain:
-    """Stands in for nvcc, the test runner, compute-sanitizer and the benchmark.
+    """Stands in for nvcc, the sandboxed runner and timing worker, the checker and compute-sanitizer.
 
     `outcomes[student][lab folder]` is an expected_verdicts.json entry ({"verdict", "why",
     "hazards", "slow"}): the fake compiles (or fails to, for COMPILE_ERROR), answers the tests with
-    the matching canned runner output, reports the listed sanitizer hazards, and times a slow lab
-    at `slow_ratio` x the reference. MISSING labs are never asked for: the grader must find them
-    missing on its own. Every call is recorded in `calls`."""
+    the checker's report and process result such a lab gives, reports the listed sanitizer
+    hazards, and times a slow lab at `slow_ratio` x the reference. MISSING labs are never asked
+    for: the grader must find them missing on its own. Every call is recorded in `calls`."""
+
+    CASES = 166
 
     def __init__(self, outcomes: dict, gpu: bool = True, sanitizer: bool = True, slow_ratio: float = 3.0):
         self.outcomes = outcomes
@@ -71,8 +87,8 @@ class FakeToolchain:
         self.slow_ratio = slow_ratio
         self.calls: list[tuple] = []
 
-    def _outcome(self, student: str, lab: Lab) -> dict:
-        return self.outcomes.get(student, {}).get(lab.folder, {"verdict": "PASSED", "why": ""})
+    def _outcome(self, student: str, folder: str) -> dict:
+        return self.outcomes.get(student, {}).get(folder, {"verdict": "PASSED", "why": ""})
 
     def gpu_available(self) -> bool:
         return self.gpu
@@ -80,57 +96,74 @@ class FakeToolchain:
     def sanitizer_available(self) -> bool:
         return self.sanitizer
 
+    def sandbox_status(self) -> str:
+        return "fake sandbox (tests)"
+
     def compile(self, student, lab, source, module, timeout):
         self.calls.append(("compile", student, lab.folder))
         assert Path(source).is_file(), source
         text = Path(source).read_text(encoding="utf-8")
         assert "// ==== BEGIN STUDENT CODE ====" in text
-        if self._outcome(student, lab)["verdict"] == "COMPILE_ERROR":
+        if self._outcome(student, lab.folder)["verdict"] == "COMPILE_ERROR":
             return ProcessResult(1, "", f"{source}(23): error: no instance of overloaded function \"atomicAdd_block\" "
-                                        "matches the argument list\n1 error detected", False, 0.5, ["nvcc"], timeout)
+                                        "matches the argument list\n/etc/secret.h(1): error: quoted secret\n"
+                                        "1 error detected", False, 0.5, ["nvcc"], timeout)
         Path(module).parent.mkdir(parents=True, exist_ok=True)
         Path(module).write_text(text, encoding="utf-8")  # the "module" keeps the spliced source for the fake runner
         return ProcessResult(0, "", "", False, 0.5, ["nvcc", str(source)], timeout)
 
-    def run_tests(self, student, lab, module, gtest_filter, timeout, call_timeout):
-        self.calls.append(("tests", student, lab.folder))
-        if not self.gpu and not lab.host:
-            return fixture("no_gpu")
-        outcome = self._outcome(student, lab)
-        if "reduction::not_implemented(" in Path(module).read_text(encoding="utf-8"):
-            return fixture("not_implemented")
-        return fixture(FIXTURE_FOR[outcome["verdict"]])
+    def make_plan(self, lab, seed, path, large=False, cases=None):
+        self.calls.append(("plan", "", lab.folder))
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(f"fake plan {lab.folder} {seed} {cases}\n", encoding="utf-8")
 
-    def run_sanitizer(self, student, lab, tool, module, cases, timeout, call_timeout):
+    def expect(self, plan, cache):
+        Path(cache).touch()
+
+    def run_tests(self, student, lab, module, plan, cache, timeout, call_timeout):
+        self.calls.append(("tests", student, lab.folder))
+        assert self.gpu or lab.host, "the grader must not run a GPU lab without a GPU"
+        verdict = self._outcome(student, lab.folder)["verdict"]
+        n = self.CASES
+        what = f"lab {lab.folder}, n = 1025, type = int, pattern = mixed_sign, seed = 7"
+        if "reduction::not_implemented(" in Path(module).read_text(encoding="utf-8"):
+            return ProcessResult(0), TestCheck(lab.folder, "7", n, n, 0, 0, n, end=True)
+        if verdict == "WRONG_ANSWER":
+            failure = {"case": "c045", "what": what, "expected": "75", "got": "0",
+                       "hint": "the result is 0: no element reached the output"}
+            return ProcessResult(0), TestCheck(lab.folder, "7", n, n, n - 3, 3, 0, end=True, first_failure=failure)
+        if verdict == "TIMEOUT":
+            return (ProcessResult(-9, stalled=True), TestCheck(lab.folder, "7", n, 40, 40, last_started="c041",
+                                                               last_started_what=what))
+        if verdict == "RUNTIME_ERROR":  # exit() from lab code: the run ends early
+            return ProcessResult(0), TestCheck(lab.folder, "7", n, 1, 1, last_started="c002", last_started_what=what)
+        return ProcessResult(0), TestCheck(lab.folder, "7", n, n, n, end=True)
+
+    def run_sanitizer(self, student, lab, tool, module, plan, timeout, call_timeout):
         self.calls.append(("sanitizer", student, lab.folder, tool))
-        if tool in self._outcome(student, lab).get("hazards", []):
+        if tool in self._outcome(student, lab.folder).get("hazards", []):
             return fixture("racecheck_hazard")
         return fixture("memcheck_clean")
 
-    def benchmark(self, student, module_dir, labs, sizes, types, budget_s, csv_path, json_path, timeout):
-        self.calls.append(("bench", student, tuple(lab.folder for lab in labs)))
-        columns = ["student", "lab", "type", "n", "median_us", "min_us", "iqr_us", "gbps", "pct_roof",
-                   "ref_median_us", "ratio_to_ref", "status", "gpu", "date"]
-        rows = []
-        gpu = "NVIDIA H100 80GB HBM3"
-        for dtype in types:
-            for size in sizes:
-                n = 1 << int(size.split("^")[1]) if "^" in size else int(size)
-                rows.append(["baseline", "roof", dtype, n, "20.0", "19.8", "0.1", "3350.0", "100.0", "", "", "ok", gpu,
-                             "2026-11-21"])
-                rows.append(["baseline", "cub", dtype, n, "24.0", "23.3", "0.5", "2796.2", "83.5", "", "", "ok", gpu,
-                             "2026-11-21"])
-                for lab in labs:
-                    reference = 400.0 / lab.number
-                    ratio = self.slow_ratio if self._outcome(student, lab).get("slow") else 1.02
-                    rows.append([student, lab.folder, dtype, n, f"{reference * ratio:.3f}", "", "", "", "",
-                                 f"{reference:.3f}", f"{ratio:.4f}", "ok", gpu, "2026-11-21"])
-                    rows.append(["reference", lab.folder, dtype, n, f"{reference:.3f}", "", "", "", "", "", "", "ok",
-                                 gpu, "2026-11-21"])
-        with open(csv_path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(columns)
-            writer.writerows(rows)
-        Path(json_path).write_text(json.dumps({"device": {"name": gpu, "compute_capability": "9.0"},
-                                               "date": "2026-11-21"}), encoding="utf-8")
-        return ProcessResult(0, "", "", False, 2.0, ["reduction_bench"], timeout)
+    def timing_plan(self, seed, items, samples, warmup, call_timeout):
+        return "\n".join(items)
+
+    def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None):
+        """Reference labs take 400/lab number us, the roof 20 and CUB 24; a student's lab 1.02x its
+        reference, or slow_ratio x when the outcome says slow."""
+        items, students = [], set()
+        for line in plan_text.splitlines():
+            item_id, folder, where, dtype, n, *module = line.split(",")
+            if folder in ("roof", "cub"):
+                median = 20.0 if folder == "roof" else 24.0
+            else:
+                median = 400.0 / int(folder[:2])
+                if sandboxed:  # the student's module: .../work/<student>/modules/labNN.so
+                    student = Path(module[0]).parent.parent.name
+                    students.add(student)
+                    median *= self.slow_ratio if self._outcome(student, folder).get("slow") else 1.02
+            items.append(TimedItem(item_id, folder, dtype, int(n), 25, median, median * 0.99, median * 0.995,
+                                   median * 1.005, True, ""))
+        labs = tuple(sorted({line.split(",")[1] for line in plan_text.splitlines()}))
+        self.calls.append(("bench", students.pop(), labs) if sandboxed else ("reference", "", labs))
+        return TimingRun(ProcessResult(0), TimingCheck("NVIDIA H200 (fake)", 0, items))

@@ -11,12 +11,17 @@ import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader_tests.helpers import EXAMPLES, GRADING, FakeToolchain, expected_class, fake_manifest
+from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
 from grader import cli
 from grader.engine import NO_GPU_MESSAGE, Grader, Options
 from grader.policy import Policy
 
-SUBMISSIONS = EXAMPLES / "submissions"
+CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed
+SUBMISSIONS = write_example_class(Path(CLASS_DIR.name) / "example")
+
+
+def tearDownModule():
+    CLASS_DIR.cleanup()
 
 
 def students():
@@ -88,6 +93,9 @@ class TestExampleClass(GradingCase):
         self.assertIn("expected 75, got 0", dave["06_first_add"]["detail"])
         frank = self.record("frank")["labs"]
         self.assertIn("atomicAdd_block", frank["03_shared_atomic"]["compile"]["output"])
+        self.assertIn("labs/03_shared_atomic/shared_atomic.cu(23): error", frank["03_shared_atomic"]["compile"]["output"])
+        self.assertNotIn("quoted secret", frank["03_shared_atomic"]["compile"]["output"],
+                         "a diagnostic located in another file than the student's must not be quoted")
         self.assertIn("exit() called from lab code", frank["04_interleaved"]["detail"])
         self.assertIn("did not finish", self.record("carol")["labs"]["05_sequential"]["detail"])
 
@@ -169,6 +177,13 @@ class TestExampleClass(GradingCase):
             for test in data["tests"]:
                 self.assertTrue({"name", "score", "max_score", "output", "status"} <= set(test))
 
+    def test_every_record_is_signed_and_names_the_seed_and_the_sandbox(self):
+        for student, _ in students():
+            record = self.record(student)
+            self.assertRegex(record["signature"], "^[0-9a-f]{64}$")
+            self.assertTrue(record["seed"].isdigit())
+            self.assertEqual(record["sandbox"], "fake sandbox (tests)")
+
 
 class TestResume(GradingCase):
     def test_a_second_run_skips_complete_students_and_redoes_a_half_written_one(self):
@@ -180,7 +195,7 @@ class TestResume(GradingCase):
         again = FakeToolchain(self.expected)
         result = self.grade(again, who={"alice", "bob"})
         self.assertEqual((result.skipped, result.graded), (["alice"], ["bob"]))
-        self.assertEqual({call[1] for call in again.calls}, {"bob"})
+        self.assertEqual({call[1] for call in again.calls if call[1]}, {"bob"})  # "": class-level runs
         self.assertTrue(self.record("bob")["complete"])
 
     def test_force_regrades_everyone(self):
@@ -199,10 +214,59 @@ class TestResume(GradingCase):
             self.grade(Crashing(self.expected), who={"alice", "bob", "carol"})
         self.assertTrue(self.record("alice")["complete"] and self.record("bob")["complete"])
         self.assertFalse(self.record("carol")["complete"])  # written after compiling, then cut short
-        with open(self.out / "gradebook.csv", encoding="utf-8") as handle:
-            self.assertEqual([line.split(",")[0] for line in handle.read().splitlines()], ["student", "alice", "bob"])
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+        self.assertEqual([row[0] for row in rows], ["student", "alice", "bob", "carol"])
+        self.assertEqual(set(rows[3][1:]), {""}, "a student cut short has a blank row until graded")
         result = self.grade(FakeToolchain(self.expected), who={"alice", "bob", "carol"})
         self.assertEqual((result.skipped, result.graded), (["alice", "bob"], ["carol"]))
+
+
+class TestRecordsOnlyTheGraderWrites(GradingCase):
+    def test_a_forged_complete_record_is_regraded_and_a_phantom_never_listed(self):
+        self.grade(FakeToolchain(self.expected), who={"alice"})
+        students_dir = self.out / "students"
+        forged = json.loads((students_dir / "alice.json").read_text(encoding="utf-8"))
+        forged["student"], forged["total"] = "dave", 190.0
+        (students_dir / "dave.json").write_text(json.dumps(forged), encoding="utf-8")  # same signature, other body
+        phantom = dict(forged, student="mallory")
+        (students_dir / "mallory.json").write_text(json.dumps(phantom), encoding="utf-8")
+        unsigned = dict(forged)
+        unsigned.pop("signature")
+        (students_dir / "bob.json").write_text(json.dumps(unsigned), encoding="utf-8")
+        again = FakeToolchain(self.expected)
+        result = self.grade(again, who={"alice", "bob", "dave"})
+        self.assertEqual((result.skipped, sorted(result.graded)), (["alice"], ["bob", "dave"]))
+        self.assertNotEqual(self.record("dave")["total"], 190.0)
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            self.assertEqual([row[0] for row in csv.reader(handle)], ["student", "alice", "bob", "dave"])
+
+    def test_a_record_whose_body_was_edited_is_not_believed(self):
+        self.grade(FakeToolchain(self.expected), who={"dave"})
+        path = self.out / "students" / "dave.json"
+        record = json.loads(path.read_text(encoding="utf-8"))
+        record["total"] = 190.0
+        path.write_text(json.dumps(record), encoding="utf-8")
+        result = self.grade(FakeToolchain(self.expected), who={"dave"})
+        self.assertEqual(result.graded, ["dave"])
+
+
+class TestTimings(GradingCase):
+    def test_a_time_below_the_read_roof_earns_no_performance_points(self):
+        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "slow": True}}}
+        toolchain = FakeToolchain(outcomes, slow_ratio=0.25)  # 400/10 * 0.25 = 10 us, the roof is 20 us
+        self.grade(toolchain, who={"alice"})
+        lab = self.record("alice")["labs"]["10_two_step"]
+        self.assertTrue(lab["benchmark"]["impossible"])
+        self.assertEqual(lab["score"]["performance"], 0.0)
+        self.assertIn("below the read roof", "\n".join(lab["score"]["notes"]))
+        self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"IMPOSSIBLE"})
+
+    def test_reference_runs_bracket_every_student_and_are_shared(self):
+        toolchain = FakeToolchain(self.expected)
+        self.grade(toolchain, who={"alice", "bob"})
+        kinds = [call[0] for call in toolchain.calls if call[0] in ("bench", "reference")]
+        self.assertEqual(kinds, ["reference", "bench", "reference", "bench", "reference"])
 
 
 class TestSomeLabs(GradingCase):
@@ -269,6 +333,33 @@ class TestCommandLine(GradingCase):
         self.assertEqual(status, 1)
         self.assertIn("05_sequential: COMPILE_ERROR", output)
         self.assertIn("BEGIN STUDENT CODE", output)
+
+    def test_a_self_check_without_a_gpu_is_incomplete_not_failed(self):
+        labs = Path(self.tmp.name) / "labs"
+        shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
+        status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
+                                      FakeToolchain({}, gpu=False))
+        self.assertEqual(status, cli.EXIT_INCOMPLETE, output)
+        self.assertIn("self-check incomplete", output)
+
+    def test_student_folders_that_are_links_or_formulas_are_refused(self):
+        class_dir = Path(self.tmp.name) / "class"
+        shutil.copytree(SUBMISSIONS / "alice", class_dir / "alice")
+        (class_dir / "copycat").symlink_to(class_dir / "alice")
+        shutil.copytree(SUBMISSIONS / "alice", class_dir / "=HYPERLINK(1)")
+        log = []
+        found = cli.find_students(class_dir, None, log.append)
+        self.assertEqual([name for name, _ in found], ["alice"])
+        self.assertTrue(any("symbolic link" in line for line in log) and any("HYPERLINK" in line for line in log))
+
+    def test_gradescope_says_not_run_without_a_gpu(self):
+        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice"],
+                     FakeToolchain(self.expected, gpu=False))
+        data = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+        lab02 = next(test for test in data["tests"] if test["name"].startswith("02_atomic"))
+        self.assertNotIn("status", lab02)
+        self.assertIn("not run", lab02["name"])
+        self.assertIn("Not run (no GPU", data["output"])
 
     def test_labs_and_student_selection(self):
         status, _ = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--labs",

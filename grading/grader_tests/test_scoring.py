@@ -82,46 +82,46 @@ class TestLabScore(unittest.TestCase):
 
     def test_passed_and_fast_gets_everything(self):
         score = self.score("PASSED", ratio=1.1)
-        self.assertEqual((score["correctness"], score["performance"], score["total"], score["max"]),
+        self.assertEqual((score.correctness, score.performance, score.total, score.max),
                          (10.0, 10.0, 20.0, 20.0))
 
     def test_passed_and_slow_gets_proportional_performance(self):
-        self.assertEqual(self.score("PASSED", ratio=4.0)["total"], 12.5)
+        self.assertEqual(self.score("PASSED", ratio=4.0).total, 12.5)
 
     def test_no_performance_points_without_correctness(self):
         for verdict in ("WRONG_ANSWER", "TIMEOUT", "RUNTIME_ERROR", "COMPILE_ERROR", "MISSING"):
             score = self.score(verdict, ratio=1.0)
-            self.assertEqual((score["correctness"], score["performance"], score["total"]), (0.0, 0.0, 0.0), verdict)
+            self.assertEqual((score.correctness, score.performance, score.total), (0.0, 0.0, 0.0), verdict)
 
     def test_a_racecheck_hazard_costs_half_the_correctness_points(self):
         score = self.score("PASSED", {"racecheck": 3}, ratio=1.0)
-        self.assertEqual((score["correctness"], score["performance"]), (5.0, 10.0))
-        self.assertTrue(any("racecheck" in note for note in score["notes"]))
+        self.assertEqual((score.correctness, score.performance), (5.0, 10.0))
+        self.assertTrue(any("racecheck" in note for note in score.notes))
 
     def test_penalties_add_up_to_at_most_all_the_correctness_points(self):
         score = self.score("PASSED", {"racecheck": 1, "memcheck": 2, "synccheck": 1}, ratio=1.0)
-        self.assertEqual(score["correctness"], 0.0)
+        self.assertEqual(score.correctness, 0.0)
 
     def test_a_tool_with_penalty_zero_only_reports(self):
         policy = load("[sanitizer.penalty]\nracecheck = 0.0\n")
         score = score_lab(LAB05, policy, "PASSED", {"racecheck": 2}, 1.0, True)
-        self.assertEqual(score["correctness"], 10.0)
+        self.assertEqual(score.correctness, 10.0)
 
     def test_not_run_is_blank_not_zero(self):
         score = self.score("NOT_RUN")
-        self.assertEqual((score["correctness"], score["performance"], score["total"]), (None, None, None))
+        self.assertEqual((score.correctness, score.performance, score.total), (None, None, None))
 
     def test_performance_not_measured_is_left_out_of_the_maximum(self):
         score = self.score("PASSED", ratio=None, bench_ran=False)
-        self.assertEqual((score["performance"], score["total"], score["max"]), (None, 10.0, 10.0))
+        self.assertEqual((score.performance, score.total, score.max), (None, 10.0, 10.0))
 
     def test_a_benchmark_without_a_timing_gives_no_performance_points(self):
         score = self.score("PASSED", ratio=None, bench_ran=True)
-        self.assertEqual((score["performance"], score["total"], score["max"]), (0.0, 10.0, 20.0))
+        self.assertEqual((score.performance, score.total, score.max), (0.0, 10.0, 20.0))
 
     def test_lab_01_is_correctness_only(self):
         score = self.score("PASSED", ratio=50.0, lab=LAB01)
-        self.assertEqual((score["total"], score["max"]), (10.0, 10.0))
+        self.assertEqual((score.total, score.max), (10.0, 10.0))
 
     def test_the_total_is_blank_when_a_lab_was_not_run(self):
         scores = [self.score("PASSED", ratio=1.0), self.score("NOT_RUN")]

@@ -1,80 +1,112 @@
-"""Verdicts from canned test-runner and compute-sanitizer outputs (fixtures/*.txt)."""
+"""Verdicts from canned checker reports and process results, and from canned compute-sanitizer output."""
 
+import json
 import unittest
 
 from grader_tests.helpers import fixture
-from grader.verdicts import (COMPILE_ERROR, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER,
+from grader.checks import CheckError, TestCheck, WITHHELD, parse_test_check, quote_module_message
+from grader.verdicts import (COMPILE_ERROR, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER, ProcessResult,
                              sanitizer_finding, test_verdict)
+
+CASES = 166
+WHAT = "lab 05_sequential, n = 33, type = int, pattern = mixed_sign, seed = 99"
+CUDA_MESSAGE = ("/home/s/two_step.cu:88: cudaMemcpy(d_out, ...) failed: cudaErrorIllegalAddress "
+                "(an illegal memory access was encountered)")
+
+
+def check(**fields) -> TestCheck:
+    base = {"lab": "05_sequential", "seed": "99", "cases": CASES, "observed": CASES}
+    return TestCheck(**{**base, **fields})
+
+
+def verdict(report: TestCheck, run: ProcessResult | None = None):
+    return test_verdict(report, run or ProcessResult(0), call_timeout_s=20)
 
 
 class TestRunnerVerdicts(unittest.TestCase):
-    def test_a_complete_passing_run_is_passed(self):
-        self.assertEqual(test_verdict(fixture("pass")).verdict, PASSED)
+    def test_every_case_observed_and_right_passes_whatever_the_exit_status(self):
+        for status in (0, 1, 77, 3):
+            self.assertEqual(verdict(check(correct=CASES, end=True), ProcessResult(status)).verdict, PASSED)
 
-    def test_a_gtest_failure_gives_wrong_answer_with_the_first_failure_block(self):
-        verdict = test_verdict(fixture("wrong_answer"))
-        self.assertEqual(verdict.verdict, WRONG_ANSWER)
-        failure = verdict.first_failure
-        self.assertEqual(failure.test, "Small.int_uniform_positive_n1")
-        self.assertEqual(failure.case, "lab 01_host_sum (host sum), n = 1, type = int, pattern = uniform_positive, "
-                                       "seed = 20261121")
-        self.assertEqual(failure.expected, "expected 75, got 0 (difference -75)")
-        self.assertTrue(failure.hint.startswith("the result is 0: no element reached the output"))
-        self.assertEqual(verdict.failed_tests, 133)
-        for part in ("Small.int_uniform_positive_n1", "n = 1, type = int", "expected 75, got 0", "hint: the result is 0"):
-            self.assertIn(part, verdict.detail)
+    def test_an_exit_status_or_a_marker_alone_never_passes(self):
+        for status in (0, 77):
+            result = verdict(check(observed=0), ProcessResult(status, stdout="REDUCTION-TESTS-COMPLETE\n"))
+            self.assertEqual(result.verdict, RUNTIME_ERROR, status)
 
-    def test_the_skeleton_placeholder_is_wrong_answer_not_implemented_yet(self):
-        verdict = test_verdict(fixture("not_implemented"))
-        self.assertEqual((verdict.verdict, verdict.detail), (WRONG_ANSWER, "not implemented yet"))
+    def test_a_wrong_case_gives_wrong_answer_with_the_first_failure_and_the_seed_to_replay(self):
+        failure = {"case": "c017", "what": WHAT, "expected": "75", "got": "0", "hint": "the result is 0"}
+        result = verdict(check(correct=CASES - 2, wrong=2, end=True, first_failure=failure))
+        self.assertEqual(result.verdict, WRONG_ANSWER)
+        for part in ("2 of 166 cases failed", WHAT, "expected 75, got 0", "hint: the result is 0", "--seed 99"):
+            self.assertIn(part, result.detail)
 
-    def test_a_failure_without_the_suite_layout_keeps_its_message(self):
-        verdict = test_verdict(fixture("contract_failure"))
-        self.assertEqual(verdict.verdict, WRONG_ANSWER)
-        self.assertEqual(verdict.first_failure.test, "Lab01.FloatAccumulatorDriftsWhereKahanDoesNot")
-        self.assertTrue(verdict.first_failure.hint.startswith("host_sum<float> must be the plain loop"))
+    def test_the_skeleton_placeholder_is_not_implemented_yet(self):
+        result = verdict(check(not_implemented=CASES, end=True))
+        self.assertEqual((result.verdict, result.detail), (WRONG_ANSWER, "not implemented yet"))
 
-    def test_the_watchdog_marker_is_a_timeout(self):
-        verdict = test_verdict(fixture("timeout"))
-        self.assertEqual(verdict.verdict, TIMEOUT)
-        self.assertIn("did not finish within 2 s", verdict.detail)
-        self.assertIn("n = 1, type = int", verdict.detail)
+    def test_no_progress_within_a_calls_time_is_a_timeout_naming_the_case(self):
+        result = verdict(check(observed=40, correct=40, last_started="c041", last_started_what=WHAT),
+                         ProcessResult(-9, stalled=True))
+        self.assertEqual(result.verdict, TIMEOUT)
+        self.assertIn("within 20 s", result.detail)
+        self.assertIn(WHAT, result.detail)
 
-    def test_the_graders_own_time_limit_is_a_timeout(self):
-        verdict = test_verdict(fixture("pass", timed_out=True, timeout_s=300))
-        self.assertEqual(verdict.verdict, TIMEOUT)
-        self.assertIn("300 s", verdict.detail)
+    def test_the_graders_wall_clock_limit_is_a_timeout(self):
+        result = verdict(check(observed=3, correct=3), ProcessResult(-9, timed_out=True, timeout_s=300))
+        self.assertEqual(result.verdict, TIMEOUT)
+        self.assertIn("300 s", result.detail)
 
-    def test_the_runtime_error_marker_is_a_runtime_error_with_its_message(self):
-        verdict = test_verdict(fixture("runtime_error"))
-        self.assertEqual(verdict.verdict, RUNTIME_ERROR)
-        self.assertIn("boom", verdict.detail)
-        self.assertIn("n = 33", verdict.detail)
+    def test_the_runners_own_deadline_is_a_timeout_only_with_cases_missing(self):
+        self.assertEqual(verdict(check(observed=5, correct=5), ProcessResult(124)).verdict, TIMEOUT)
+        self.assertEqual(verdict(check(correct=CASES), ProcessResult(124)).verdict, PASSED)
 
-    def test_exit_from_lab_code_is_a_runtime_error(self):
-        verdict = test_verdict(fixture("exit_atexit"))
-        self.assertEqual(verdict.verdict, RUNTIME_ERROR)
-        self.assertIn("exit() called from lab code", verdict.detail)
-        self.assertIn("Contract.EmptyInputGivesZero_int", verdict.detail)
+    def test_an_early_end_is_a_runtime_error_naming_the_case_and_a_signal(self):
+        result = verdict(check(observed=2, correct=2, last_started="c003", last_started_what=WHAT), ProcessResult(0))
+        self.assertEqual(result.verdict, RUNTIME_ERROR)
+        self.assertIn("exit() called from lab code", result.detail)
+        self.assertIn(WHAT, result.detail)
+        crashed = verdict(check(observed=2, correct=2), ProcessResult(139))
+        self.assertIn("SIGSEGV", crashed.detail)
 
-    def test_status_0_without_tests_complete_never_passes(self):
-        verdict = test_verdict(fixture("exit_without_complete"))
-        self.assertEqual(verdict.verdict, RUNTIME_ERROR)
-        self.assertIn("before the tests finished", verdict.detail)
+    def test_a_cuda_error_is_quoted_by_name_and_any_other_message_is_withheld(self):
+        result = verdict(check(observed=3, correct=2, error_case="c003", error_message=CUDA_MESSAGE,
+                               last_started_what=WHAT))
+        self.assertEqual(result.verdict, RUNTIME_ERROR)
+        self.assertIn("cudaErrorIllegalAddress (an illegal memory access was encountered) at two_step.cu:88",
+                      result.detail)
+        self.assertNotIn("/home/s", result.detail)
+        secret = verdict(check(observed=3, correct=2, error_case="c003", error_message="root:x:0:0:root:/root:/bin/bash"))
+        self.assertNotIn("root:x", secret.detail)
+        self.assertIn(WITHHELD, secret.detail)
 
-    def test_a_signal_is_a_runtime_error_naming_it_and_the_running_test(self):
-        verdict = test_verdict(fixture("signal"))
-        self.assertEqual(verdict.verdict, RUNTIME_ERROR)
-        self.assertIn("SIGSEGV", verdict.detail)
-        self.assertIn("Small.int_uniform_positive_n33", verdict.detail)
+    def test_a_module_claiming_another_lab_or_not_loading_is_a_compile_error(self):
+        self.assertEqual(verdict(check(observed=0, refused="the module says it is lab 02_atomic")).verdict,
+                         COMPILE_ERROR)
+        self.assertEqual(verdict(check(observed=0, load_error="undefined symbol: x")).verdict, COMPILE_ERROR)
 
-    def test_status_77_is_not_run(self):
-        self.assertEqual(test_verdict(fixture("no_gpu")).verdict, NOT_RUN)
+    def test_a_flood_is_a_runtime_error(self):
+        result = verdict(check(observed=7, correct=7), ProcessResult(153, output_limit=True))
+        self.assertEqual(result.verdict, RUNTIME_ERROR)
+        self.assertIn("more output than the grader accepts", result.detail)
 
-    def test_a_module_that_does_not_load_is_a_compile_error(self):
-        verdict = test_verdict(fixture("load_error"))
-        self.assertEqual(verdict.verdict, COMPILE_ERROR)
-        self.assertIn("undefined symbol", verdict.detail)
+
+class TestCheckReports(unittest.TestCase):
+    def test_a_report_of_another_format_or_version_is_refused(self):
+        for text in ("", "not json", json.dumps({"format": "reduction-check-tests", "version": 2}),
+                     json.dumps({"format": "other", "version": 1})):
+            with self.assertRaises(CheckError):
+                parse_test_check(text)
+
+    def test_a_report_is_read_field_by_field(self):
+        report = parse_test_check(json.dumps({"format": "reduction-check-tests", "version": 1, "cases": 3,
+                                              "observed": 3, "correct": 3, "unknown_future_field": 1}))
+        self.assertTrue(report.all_correct)
+
+    def test_module_messages_keep_only_the_harness_shapes(self):
+        self.assertEqual(quote_module_message("lab 05: not implemented yet (write your code between the STUDENT "
+                                              "CODE markers)"),
+                         "lab 05: not implemented yet (write your code between the STUDENT CODE markers)")
+        self.assertIn(WITHHELD, quote_module_message("HOME=/root PATH=/usr/bin"))
 
 
 class TestSanitizerFindings(unittest.TestCase):
@@ -92,13 +124,22 @@ class TestSanitizerFindings(unittest.TestCase):
         finding = sanitizer_finding("memcheck", fixture("memcheck_clean"))
         self.assertEqual((finding.status, finding.count), ("clean", 0))
 
-    def test_a_tool_that_could_not_run_is_an_error_not_a_hazard(self):
+    def test_a_run_without_a_clean_summary_counts_as_a_finding(self):
+        # student code runs as the sanitizer's own user and could stop it before it reports
         finding = sanitizer_finding("synccheck", fixture("sanitizer_broken"))
-        self.assertEqual((finding.status, finding.count), ("error", 0))
+        self.assertEqual((finding.status, finding.count), ("incomplete", 1))
 
-    def test_a_sanitizer_timeout_is_recorded_without_hazards(self):
+    def test_a_sanitizer_run_past_its_time_counts_as_a_finding(self):
         finding = sanitizer_finding("racecheck", fixture("memcheck_clean", timed_out=True, timeout_s=600))
-        self.assertEqual((finding.status, finding.count), ("timeout", 0))
+        self.assertEqual((finding.status, finding.count), ("incomplete", 1))
+
+    def test_the_last_summary_counts_and_printed_lines_are_not_quoted(self):
+        real = fixture("racecheck_hazard")
+        forged = ProcessResult(99, "========= ERROR SUMMARY: 0 errors\n========= root:x:0:0:secret\n" + real.stdout,
+                               real.stderr)
+        finding = sanitizer_finding("racecheck", forged)
+        self.assertEqual((finding.status, finding.count), ("hazards", 2))
+        self.assertFalse([line for line in finding.report if "root:x" in line])
 
 
 if __name__ == "__main__":
