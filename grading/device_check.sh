@@ -2,8 +2,11 @@
 # One call on a GPU machine: configure + build (solutions preset), then the stages asked for:
 #   test      ctest, default labels            large     ctest, label large (2^31 + 7)
 #   sanitize  ctest, label sanitize            aa        the A/A check at 2^24
-#   bench     the references, CUB and the roof  grade     the grader over the example class
+#   bench     the references, CUB and the roof  grade     the grader over the example class, checked
+#   attacks   the grader over the attack class, checked (sandboxed: root and bubblewrap)
 #   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
+# The grader runs student code under bubblewrap: a GPU machine without network gets it from a
+# .deb in .debs/ (here: `apt-get download bubblewrap` into .debs/, git-ignored; carry .debs).
 # Full logs go to $OUT/logs.tar.gz (default ./device-out); a short table is printed last.
 #
 #   bash grading/device_check.sh [--stages test,sanitize,aa,bench] [--labs 02,05] [--sizes 2^24,2^28]
@@ -61,16 +64,25 @@ if wants bench; then
     --csv "$out/bench.csv" --json "$out/bench.json"
   sed -n '/^who/,$p' "$logs/bench.log" >>"$summary"
 fi
-if wants grade; then
-  t0=$SECONDS
-  "$py" examples/make_examples.py --class example --out "$build/classes/example" >/dev/null
-  step grade grade.log timeout "${GRADE_TIMEOUT:-480}" "$py" grading/grade.py "$build/classes/example" --build-dir "$build" \
-    --out "$out/grade" --force --no-build
-  note "grading took $((SECONDS - t0)) s for $(ls -d "$build"/classes/example/*/ | wc -l) students"
-  tail -n 12 "$logs/grade.log" >>"$summary"
-  "$py" plots/reduction_plots.py "$out/grade/timings.csv" --out "$out/grade/plots" >>"$logs/plots.log" 2>&1
-  tar -czf "$out/grade.tar.gz" -C "$out" grade && rm -rf "$out/grade"
+if ! command -v bwrap >/dev/null; then
+  for deb in "$here"/.debs/bubblewrap*.deb; do [ -f "$deb" ] && dpkg -x "$deb" / && note "bubblewrap from $(basename "$deb")"; done
 fi
+for class in grade attacks; do  # stage "grade" grades the example class
+  wants $class || continue
+  kind=$([ $class = grade ] && echo example || echo attacks)
+  t0=$SECONDS
+  step "grade $kind class" "grade-$kind.log" timeout "${GRADE_TIMEOUT:-900}" bash examples/grade_class.sh "$kind" "$build"
+  note "grading the $kind class took $((SECONDS - t0)) s for $(ls -d "$build/classes/$kind"/*/ | wc -l) folders"
+  grep -E "total .* \(compile" "$logs/grade-$kind.log" | sed -E 's/^\[student [0-9/]+\] //' >>"$logs/steps-$kind.txt"
+  sed -n '/^student  /,/^P passed/p' "$logs/grade-$kind.log" >>"$summary"
+  sed -n '/^Mismatches:/,/^Class-level:/p' "$logs/grade-$kind.log" | head -n 30 >>"$summary"
+  grep -E "^  FAIL|checks hold" "$logs/grade-$kind.log" >>"$summary"
+  if [ $kind = example ]; then
+    "$py" plots/reduction_plots.py "$build/grading-example/timings.csv" --out "$build/grading-example/plots" \
+      >>"$logs/plots.log" 2>&1
+  fi
+  tar -czf "$out/grade-$kind.tar.gz" -C "$build" "grading-$kind"
+done
 if wants classic; then  # what a student sees from racecheck on the classic volatile-only last warp
   compute-sanitizer --tool racecheck --print-limit 6 "$build/grading/reduction_lab_tests" \
     --lab="$build/grading/fixtures/lab07_classic_volatile.so" --gtest_filter=Small.int_mixed_sign_n2049 \

@@ -23,7 +23,7 @@ GRADING_DIR = Path(__file__).resolve().parent.parent
 REPO = GRADING_DIR.parent
 SELF_NAME = "self"
 STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")  # no leading =, +, -, @: never a formula
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_NO_SANDBOX, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 DESCRIPTION = """Grades reduction-labs submissions: compiles each student's lab files against the official
 skeletons, runs the tests, compute-sanitizer and the benchmark, and writes the gradebook.
@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--force", action="store_true", help="regrade students that are already complete")
     parser.add_argument("--no-build", action="store_true",
                         help="use BUILD as it is: never run CMake (for callers inside a build, e.g. grade-example)")
+    parser.add_argument("--require-sandbox", action="store_true",
+                        help=f"refuse to grade (exit status {4}) when student code cannot be sandboxed here")
     parser.add_argument("--seed", type=int, help="the inputs' seed (default: a new one each run; --self: the "
                         f"public {PUBLIC_SEED}); a report names the seed its failures replay with")
     return parser
@@ -171,7 +173,11 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
             toolchain = Toolchain(manifest, Sandbox.detect(Path(p).resolve() for p in hidden),
                                   Limits(file_bytes=int(sandbox_limits["output_mib"]) << 20,
                                          processes=int(sandbox_limits["processes"]),
-                                         memory_bytes=int(sandbox_limits["memory_gib"]) << 30))
+                                         memory_bytes=int(sandbox_limits["large_memory_gib" if options.large or policy.section("tests")["large"] else
+                                                                        "memory_gib"]) << 30))
+        if args.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
+            print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
+            return EXIT_NO_SANDBOX
         grader = Grader(manifest, policy, toolchain, out, options,
                         skeleton_dirs=skeleton_dirs(manifest), log=log)
         result = grader.grade_class(students)

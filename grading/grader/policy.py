@@ -33,7 +33,7 @@ DEFAULTS: dict = {
     },
     "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "warmup": 3, "timeout_s": 900.0,
                   "call_timeout_s": 20.0},
-    "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 32},
+    "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 8, "large_memory_gib": 48},
 }
 
 SCALES = ("reference", "threshold")

@@ -179,7 +179,8 @@ class Toolchain:
         return run_process(argv, timeout)
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None) -> ProcessResult:
-        return run_process(self.sandbox.command(argv, view), timeout, env=self.sandbox.environment(os.environ),
+        env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
+        return run_process(self.sandbox.command(argv, view), timeout, env=env,
                            cwd=view.cwd, preexec=self.sandbox.preexec(self.limits), stall_s=stall_s,
                            output_limit=self.limits.file_bytes)
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Grades a class end to end with the real grader, sandboxed, and checks every verdict, the points
+# and the class-level invariants (examples/check_class.py):
+#
+#   bash examples/grade_class.sh attacks|example BUILD_DIR
+#
+# The class is written from its recipes into BUILD_DIR/classes/<class>, the grading goes to
+# BUILD_DIR/grading-<class>. Without a GPU the check expects what a machine without one must give
+# (GPU labs NOT_RUN). The attack class is graded only inside the sandbox (root and bubblewrap):
+# elsewhere this exits 77, skipped, because unsandboxed its students would harm the machine.
+set -uo pipefail
+kind=${1:?usage: grade_class.sh attacks|example BUILD_DIR}
+build=$(cd "${2:?usage: grade_class.sh attacks|example BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
+py=${REDUCTION_PYTHON:-python3}
+class=$build/classes/$kind
+out=$build/grading-$kind
+mode=()
+nvidia-smi -L >/dev/null 2>&1 || mode=(--cpu-only)
+
+"$py" "$here/examples/make_examples.py" --class "$kind" --out "$class" >/dev/null || exit 1
+# A value the grader has and student code must never see: check_class.py looks for it in every report.
+REDUCTION_TEST_SECRET="secret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+export REDUCTION_TEST_SECRET
+rm -rf "$out"
+"$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox
+status=$?
+if [ $status = 4 ]; then
+  echo "SKIPPED: the $kind class is graded only in the sandbox (run as root with bubblewrap installed)"
+  exit 77
+fi
+[ $status = 0 ] || { echo "grade.py exited with status $status"; exit 1; }
+"$py" "$here/examples/check_class.py" "$class" "$out" "${mode[@]}"
