@@ -169,12 +169,11 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
             # tree (reference modules), the outputs and the other submissions.
             hidden = [REPO, manifest.source_dir, manifest.binary_dir, out, manifest.reference_dir or REPO,
                       args.submissions or args.self_dir]
-            sandbox_limits = policy.section("sandbox")
+            limits = policy.section("sandbox")
+            large = options.large or policy.section("tests")["large"]
             toolchain = Toolchain(manifest, Sandbox.detect(Path(p).resolve() for p in hidden),
-                                  Limits(file_bytes=int(sandbox_limits["output_mib"]) << 20,
-                                         processes=int(sandbox_limits["processes"]),
-                                         memory_bytes=int(sandbox_limits["large_memory_gib" if options.large or policy.section("tests")["large"] else
-                                                                        "memory_gib"]) << 30))
+                                  Limits(file_bytes=int(limits["output_mib"]) << 20, processes=int(limits["processes"]),
+                                         memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30))
         if args.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
             print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
             return EXIT_NO_SANDBOX
