@@ -94,8 +94,6 @@ class ClassTiming:
         self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
         self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
                       for type_ in config["types"] for size in config["sizes"]]
-        self._reference_items, self._reference_ids = _items(self.cells, manifest.reference_module, True, self.labs)
-        self._reference_plan = ""
         self._last: tuple[dict, str] | None = None   # the latest reference run: (by cell, device)
         self.problems: list[str] = []
 
@@ -107,33 +105,36 @@ class ClassTiming:
             problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
         return run, problems
 
-    def _reference(self) -> tuple[dict, str, list[str]]:
-        if not self._reference_plan:
-            self._reference_plan = self.tools.timing_plan(self.seed, self._reference_items, int(self.config["samples"]),
-                                                          int(self.config["warmup"]), float(self.config["call_timeout_s"]))
-        run, problems = self._run(self._reference_plan, False, ())
-        self._last = (_by_cell(run.check, self._reference_ids), run.check.device if run.check else "")
+    def _reference(self, cells: list[Cell]) -> tuple[dict, str, list[str]]:
+        """A trusted run of the references of `cells` and the baselines of their sizes."""
+        items, ids = _items(cells, self.manifest.reference_module, True, self.labs)
+        plan = self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
+                                      float(self.config["call_timeout_s"]))
+        run, problems = self._run(plan, False, ())
+        self._last = (_by_cell(run.check, ids), run.check.device if run.check else "")
         return self._last[0], self._last[1], problems
 
     def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str) -> Outcome:
-        """The student's `passed` labs (`modules`: their verified module paths) between two reference runs."""
+        """The student's `passed` labs (`modules`: their verified module paths) between two reference
+        runs; the run before is the previous student's run after, when it timed every lab needed."""
         cells = [cell for cell in self.cells if cell.lab in {lab.folder for lab in passed}]
         outcome = Outcome()
         if not cells:
             return outcome
         labs = {lab.folder: lab for lab in passed}
-        if self._last is None:
-            before, device, problems = self._reference()
-            outcome.problems += problems
-        else:
+        covered = self._last is not None and all((c.lab, c.type, c.n) in self._last[0] for c in cells)
+        if covered:
             before, device = self._last
+        else:
+            before, device, problems = self._reference(cells)
+            outcome.problems += problems
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
         plan = self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
                                       float(self.config["call_timeout_s"]))
         run, problems = self._run(plan, True, tuple(modules[lab.folder] for lab in passed))
         outcome.problems += problems
         own = _by_cell(run.check, ids)
-        after, device_after, problems = self._reference()
+        after, device_after, problems = self._reference(cells)
         outcome.problems += problems
         outcome.device = device or device_after
         _compose(outcome, cells, labs, before, own, after, student, date)

@@ -23,7 +23,7 @@ DEFAULTS: dict = {
     },
     "labs": {"01_host_sum": {"performance": 0.0}},
     "compile": {"timeout_s": 120.0},
-    "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 4, "large": False},
+    "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],
         "cases": ["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33", "float mixed_sign 65535"],
