@@ -161,9 +161,11 @@ ATTACKERS: dict[str, Attacker] = {
                          labs={HOST: HandIn(passed(), "its sum is right; the daemon dies with its sandbox")}),
     "squatter": Attacker("gpu", (3,), "re-executes its runner, detached, with a static constructor that takes "
                                       "the GPU forever (a CPU burner where that fails); its sums are the reference's",
-                         labs={"02_atomic": HandIn(passed(ANY), "the reference's sum (its own timing may suffer "
-                                                   "from its hog); the copy dies with its sandbox, so zoe is timed "
-                                                   "on an idle GPU",
+                         labs={"02_atomic": HandIn((Outcome("PASSED", ANY, ANY),),
+                                                   "the reference's sum (its own timing may suffer from its hog); "
+                                                   "compute-sanitizer waits for the copy it cannot see end, so the "
+                                                   "sanitizer runs hit their limit and count as findings; the copy "
+                                                   "dies with its sandbox, so zoe is timed on an idle GPU",
                                                    region="reference+own")}),
     "forkbomb": Attacker("cpu", (3,), "a fork bomb in a child (every process forks until fork fails, then waits, "
                                       "holding stdout open); then the right sum",

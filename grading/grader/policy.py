@@ -27,8 +27,8 @@ DEFAULTS: dict = {
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],
         "cases": ["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33", "float mixed_sign 65535"],
-        "timeout_s": 600.0,
-        "call_timeout_s": 300.0,
+        "timeout_s": 90.0,
+        "call_timeout_s": 60.0,
         "penalty": {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5},
     },
     "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "warmup": 3, "timeout_s": 900.0,

@@ -120,6 +120,13 @@ class TestSanitizerFindings(unittest.TestCase):
         self.assertEqual((finding.status, finding.count), ("hazards", 223))
         self.assertEqual(finding.report[0], "Invalid __global__ read of size 4 bytes")
 
+    def test_racecheck_warnings_are_hazards(self):
+        # the H200 reports the volatile-only last warp's races as warnings
+        text = "========= Warning: Race reported between Write access at f in last_warp.cu:41\n" \
+               "========= RACECHECK SUMMARY: 35 hazards displayed (0 errors, 35 warnings)\n"
+        finding = sanitizer_finding("racecheck", ProcessResult(0, text))
+        self.assertEqual((finding.status, finding.count, finding.warnings), ("hazards", 35, 35))
+
     def test_a_clean_run_has_no_hazard(self):
         finding = sanitizer_finding("memcheck", fixture("memcheck_clean"))
         self.assertEqual((finding.status, finding.count), ("clean", 0))
