@@ -204,7 +204,8 @@ def main(argv=None):
     manifest_path = os.path.join(args.build_dir, "reduction_labs.json")
     if not os.path.exists(manifest_path):
         sys.exit(f"error: {manifest_path} not found: build first (cmake --workflow --preset student)")
-    manifest = json.load(open(manifest_path))
+    with open(manifest_path, encoding="utf-8") as handle:
+        manifest = json.load(handle)
     dirs = {"student": os.path.join(args.build_dir, "labs"), "reference": manifest.get("reference_dir") or ""}
     bench = os.path.join(args.build_dir, "common", "bench", "reduction_bench")
     lab = f"{int(args.lab):02d}"

@@ -61,6 +61,7 @@ class TimedItem:
     q3_us: float = 0.0
     verified: bool = False
     problem: str = ""
+    error_message: str = ""   # what the run said (untrusted): quote_module_message() before showing it
 
 
 @dataclass

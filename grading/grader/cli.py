@@ -156,7 +156,9 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
         labs = manifest.select(args.labs.split(",") if args.labs else None)
         options = Options(labs=labs, jobs=max(1, args.jobs), sanitizer=not args.no_sanitizer,
                           bench=not args.no_bench, force=args.force or self_check, large=args.large,
-                          self_check=self_check)
+                          self_check=self_check,
+                          seed=args.seed if args.seed is not None else (PUBLIC_SEED if self_check else None))
+        roster = None
         if self_check:
             labs_dir = args.self_dir
             if not labs_dir.is_dir():
@@ -164,6 +166,8 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
             students = [(SELF_NAME, labs_dir)]
         else:
             students = find_students(args.submissions, args.student, log)
+            # The class files list the whole class, also when only some students are graded now.
+            roster = [name for name, _ in find_students(args.submissions, None, lambda text: None)]
         if toolchain is None:
             # Nothing the grader owns is visible to student code: the repository (solutions/), the build
             # tree (reference modules), the outputs and the other submissions.
@@ -179,7 +183,7 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
             return EXIT_NO_SANDBOX
         grader = Grader(manifest, policy, toolchain, out, options,
                         skeleton_dirs=skeleton_dirs(manifest), log=log)
-        result = grader.grade_class(students)
+        result = grader.grade_class(students, roster)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

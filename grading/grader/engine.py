@@ -91,7 +91,8 @@ class Grader:
 
     # ---- class level
 
-    def grade_class(self, students: list[tuple[str, Path]]) -> ClassResult:
+    def grade_class(self, students: list[tuple[str, Path]], roster: list[str] | None = None) -> ClassResult:
+        """Grades `students`; the class files list `roster` (default: the students graded now)."""
         result = ClassResult()
         self.gpu = bool(self.tools.gpu_available())
         self.sanitizer_ok = self.options.sanitizer and self.gpu and bool(self.tools.sanitizer_available())
@@ -114,7 +115,7 @@ class Grader:
                                             self.policy.section("benchmark"), self.seed,
                                             self.out / "work" / ".run" / str(self.seed) / "timing", self.gpu,
                                             self.expectations)
-        names = [name for name, _ in students]
+        names = roster or [name for name, _ in students]
         total = len(students)
         for index, (name, root) in enumerate(students, 1):
             path = reports.student_json_path(self.out, name)
@@ -123,9 +124,9 @@ class Grader:
                 result.skipped.append(name)
                 continue
             self.grade_student(index, total, name, root)
-            reports.write_class_outputs(self.out, self.manifest.labs, names, self.key)
+            reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
             result.graded.append(name)
-        result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key)
+        result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
             result.no_gpu = True
         return result

@@ -85,19 +85,26 @@ def format_points(value) -> str:
 # gradebook.csv
 
 
+def unsandboxed(record: StudentRecord) -> bool:
+    return record.sandbox.startswith("UNSANDBOXED")
+
+
 def gradebook_csv(records: list[StudentRecord], labs: list[Lab], names: list[str]) -> str:
-    """One row for every student of the class folder, in its order; blank where not graded yet."""
+    """One row for every student of the class folder, in its order; blank where not graded yet. A
+    student graded without the sandbox gets a last "sandbox" column saying so (not signable)."""
     by_name = {record.student: record for record in records}
+    flagged = any(unsandboxed(record) for record in records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *[lab.folder for lab in labs], "total"])
+    writer.writerow(["student", *[lab.folder for lab in labs], "total"] + (["sandbox"] if flagged else []))
     for name in names:
         record = by_name.get(name)
         cells = []
         for lab in labs:
             entry = record.labs.get(lab.folder) if record else None
             cells.append(format_points(entry.score.total) if entry else "")
-        writer.writerow([csv_cell(name), *cells, format_points(record.total) if record else ""])
+        note = ([record.sandbox if record and unsandboxed(record) else ""] if flagged else [])
+        writer.writerow([csv_cell(name), *cells, format_points(record.total) if record else "", *map(csv_cell, note)])
     return buffer.getvalue()
 
 
@@ -155,10 +162,12 @@ def timings_csv(records: list[StudentRecord]) -> str:
 
 
 def timings_sidecar(records: list[StudentRecord]) -> dict | None:
-    """timings.json next to timings.csv: the device and date the plots put in their titles."""
+    """timings.json next to timings.csv: the device and date the plots put in their titles, and how
+    the student code was confined."""
     for record in records:
         if record.benchmark.device:
-            return {"tool": "reduction-labs grader", "device": record.benchmark.device, "date": record.date}
+            return {"tool": "reduction-labs grader", "device": record.benchmark.device, "date": record.date,
+                    "sandbox": record.sandbox}
     return None
 
 
@@ -184,6 +193,9 @@ def junit_xml(records: list[StudentRecord]) -> str:
     for record in records:
         counts = {"failures": 0, "errors": 0, "skipped": 0}
         suite = ET.SubElement(root, "testsuite", name=record.student, tests=str(len(record.labs)))
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="sandbox", value=record.sandbox)
+        ET.SubElement(properties, "property", name="seed", value=record.seed)
         for folder, entry in record.labs.items():
             seconds = entry.tests.seconds + entry.compile.seconds
             case = ET.SubElement(suite, "testcase", classname=f"reduction-labs.{record.student}", name=folder,
@@ -229,6 +241,8 @@ def gradescope_results(record: StudentRecord) -> dict:
               f" / {format_points(record.max_total)}"]
     if not_run:
         output.append(f"Not run (no GPU on the grading machine): {', '.join(not_run)}. These labs are not graded yet.")
+    if unsandboxed(record):
+        output.append(f"Graded {record.sandbox}: not a grading to sign.")
     output += record.notes
     return {"score": record.total if record.total is not None else known, "output": "\n".join(output),
             "visibility": "visible", "tests": tests}
@@ -263,7 +277,8 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
     return "\n".join(lines)
 
 
-def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes) -> list[StudentRecord]:
+def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes,
+                        sandbox: str = "") -> list[StudentRecord]:
     """Rebuilds gradebook, timings, junit and Gradescope files from the signed, complete records of
     the class folder's students (`names`): nothing else in OUT/students is ever read into them."""
     out = Path(out)
@@ -276,6 +291,9 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
     if sidecar:
         write_json(out / "timings.json", sidecar)
     write_atomic(out / "junit.xml", junit_xml(records))
+    if sandbox.startswith("UNSANDBOXED"):
+        write_atomic(out / "UNSANDBOXED.txt", f"This grading ran student code {sandbox}.\nIts outputs are not a "
+                                               "gradebook to sign: see docs/grading-security.md.\n")
     for record in records:
         write_json(out / "gradescope" / record.student / "results.json", gradescope_results(record))
     return records

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
 from grader import cli
-from grader.engine import NO_GPU_MESSAGE, Grader, Options
+from grader.engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from grader.policy import Policy
 
 CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed
@@ -360,6 +360,36 @@ class TestCommandLine(GradingCase):
         self.assertNotIn("status", lab02)
         self.assertIn("not run", lab02["name"])
         self.assertIn("Not run (no GPU", data["output"])
+
+    def test_grading_some_students_keeps_the_whole_class_in_the_gradebook(self):
+        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "bob"],
+                     FakeToolchain(self.expected))
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+        self.assertEqual([row[0] for row in rows[1:]], [name for name, _ in students()])
+        self.assertEqual(set(rows[1][1:]), {""}, "alice is not graded yet: a blank row")
+
+    def test_a_seed_given_is_the_seed_used_and_the_self_check_uses_the_public_one(self):
+        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice",
+                      "--seed", "12345"], FakeToolchain(self.expected))
+        self.assertEqual(self.record("alice")["seed"], "12345")
+        labs = Path(self.tmp.name) / "labs"
+        shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
+        self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)], FakeToolchain({}))
+        self.assertEqual(self.record("self")["seed"], str(PUBLIC_SEED))
+
+    def test_an_unsandboxed_grading_says_so_in_every_output(self):
+        toolchain = FakeToolchain(self.expected)
+        toolchain.sandbox_status = lambda: "UNSANDBOXED: not root"
+        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice"],
+                     toolchain)
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            rows = {row["student"]: row for row in csv.DictReader(handle)}
+        self.assertEqual(rows["alice"]["sandbox"], "UNSANDBOXED: not root")
+        self.assertTrue((self.out / "UNSANDBOXED.txt").is_file())
+        gradescope = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+        self.assertIn("UNSANDBOXED", gradescope["output"])
+        self.assertIn("UNSANDBOXED", (self.out / "junit.xml").read_text(encoding="utf-8"))
 
     def test_labs_and_student_selection(self):
         status, _ = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--labs",

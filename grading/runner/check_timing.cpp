@@ -131,7 +131,8 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
   for (std::string text; std::getline(lines, text);) {
     WireLine line;
     if (!parse_wire_line(text, line)) {
-      ++malformed;
+      // A line of the lab's own printing is ignored; one shaped like the worker's that does not parse is not.
+      if (text.find_first_not_of(" \t") != std::string::npos && text[text.find_first_not_of(" \t")] == '{') ++malformed;
       continue;
     }
     if (line.event == "device" && device.empty()) device = line.get("name");
@@ -167,15 +168,18 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
     ItemReport report = item.type == Type::int32
                             ? judge_item<int>(plan, item, calls[item.id], depth, has_value, known)
                             : judge_item<float>(plan, item, calls[item.id], depth, has_value, known);
-    if (const auto it = item_errors.find(item.id); it != item_errors.end())
-      report.problem = "the run reported an error: " + it->second;
+    std::string error_message;  // the run's own words: the grader quotes only what it recognizes
+    if (const auto it = item_errors.find(item.id); it != item_errors.end()) {
+      report.problem = "the run reported an error";
+      error_message = it->second;
+    }
     if (i) out << ",";
     out << "{\"id\":" << json_string(item.id) << ",\"lab\":" << json_string(item.lab)
         << ",\"type\":" << json_string(to_string(item.type)) << ",\"n\":" << item.n
         << ",\"samples\":" << report.stats.count << ",\"median_us\":" << report.stats.median
         << ",\"min_us\":" << report.stats.min << ",\"q1_us\":" << report.stats.q1 << ",\"q3_us\":" << report.stats.q3
         << ",\"verified\":" << (report.problem.empty() ? "true" : "false")
-        << ",\"problem\":" << json_string(report.problem) << "}";
+        << ",\"problem\":" << json_string(report.problem) << ",\"error_message\":" << json_string(error_message) << "}";
   }
   out << "]}\n";
   return out.str();

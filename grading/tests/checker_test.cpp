@@ -1,0 +1,200 @@
+// CPU tests of the grader's programs' shared pieces: the runner's line format (wire.hpp), the
+// plans (plan.hpp) and the trusted checker's judgments (check_tests.hpp, check_timing.hpp), on
+// observations written here the way an honest or a forging runner would write them.
+#include "../runner/check_tests.hpp"
+#include "../runner/check_timing.hpp"
+#include "../runner/plan.hpp"
+#include "../runner/wire.hpp"
+
+#include <reduction/lab_module.hpp>
+#include <reduction/reference.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+namespace reduction::grading {
+namespace {
+
+std::string captured_emit(const std::string& event, const std::map<std::string, std::string>& fields,
+                          const std::vector<std::string>* values = nullptr) {
+  ::testing::internal::CaptureStdout();
+  emit(event, fields, values);
+  return ::testing::internal::GetCapturedStdout();
+}
+
+TEST(WireFormat, WhatTheRunnerWritesReadsBackFieldByField) {
+  const std::vector<std::string> values = {"0x3f800000", "0x00000002"};
+  std::string text = captured_emit("observed", {{"case", "c017"}, {"message", "quote \" and \\ and \x01"}}, &values);
+  ASSERT_EQ(text.back(), '\n');
+  text.pop_back();
+  WireLine line;
+  ASSERT_TRUE(parse_wire_line(text, line)) << text;
+  EXPECT_EQ(line.event, "observed");
+  EXPECT_EQ(line.get("case"), "c017");
+  EXPECT_EQ(line.get("message"), "quote \" and \\ and \x01");
+  EXPECT_EQ(line.values, values);
+}
+
+TEST(WireFormat, AnythingElseIsRefused) {
+  WireLine line;
+  for (const char* text : {"", "REDUCTION-TESTS-COMPLETE", "{\"v\":2,\"event\":\"end\"}", "{\"event\":\"end\"}",
+                           "{\"v\":1}", "{\"v\":1,\"event\":\"end\"} trailing", "{\"v\":1,\"event\":[\"x\"]}",
+                           "{\"v\":1,\"event\":\"end\",\"case\":\"unterminated}"}) {
+    EXPECT_FALSE(parse_wire_line(text, line)) << text;
+  }
+  EXPECT_FALSE(parse_wire_line("{\"v\":1,\"event\":\"" + std::string(70000, 'x') + "\"}", line));
+}
+
+TEST(WireFormat, ValueBitsAreEightHexDigits) {
+  std::uint32_t bits = 0;
+  EXPECT_TRUE(parse_bits_hex(bits_hex(0xDEADBEEF), bits));
+  EXPECT_EQ(bits, 0xDEADBEEFu);
+  for (const char* text : {"0x1", "DEADBEEF00", "0xDEADBEEG", "0x-0000001"}) EXPECT_FALSE(parse_bits_hex(text, bits)) << text;
+}
+
+TEST(Plans, ATestPlanReadsBackAsWritten) {
+  const TestPlan plan = make_test_plan("10_two_step", true, 42, true, true);
+  const TestPlan back = read_test_plan(write_test_plan(plan));
+  ASSERT_EQ(back.cases.size(), plan.cases.size());
+  EXPECT_EQ(write_test_plan(back), write_test_plan(plan));
+  EXPECT_EQ((back.lab), "10_two_step");
+}
+
+TEST(Plans, TheSeedDecidesEveryInputAndEachCaseGetsItsOwn) {
+  const TestPlan a = make_test_plan("05_sequential", true, 1, false, true);
+  const TestPlan b = make_test_plan("05_sequential", true, 2, false, true);
+  EXPECT_EQ(write_test_plan(a), write_test_plan(make_test_plan("05_sequential", true, 1, false, true)));
+  std::set<std::uint64_t> seeds;
+  for (std::size_t i = 0; i < a.cases.size(); ++i) {
+    EXPECT_NE(a.cases[i].input.seed, b.cases[i].input.seed);
+    seeds.insert(a.cases[i].input.seed);
+  }
+  EXPECT_EQ(seeds.size(), a.cases.size());
+}
+
+TEST(Plans, LabsGetTheirOwnCases) {
+  const auto count = [](const TestPlan& plan, auto predicate) {
+    return std::count_if(plan.cases.begin(), plan.cases.end(), predicate);
+  };
+  const TestPlan lab01 = make_test_plan("01_host_sum", false, 7, false, false);
+  EXPECT_EQ(count(lab01, [](const TestCase& c) { return c.naive_loop; }), 1);
+  const TestPlan lab10 = make_test_plan("10_two_step", true, 7, false, true);
+  EXPECT_EQ(count(lab10, [](const TestCase& c) { return c.offset > 0; }), 48);
+  EXPECT_EQ(count(lab10, [](const TestCase& c) { return c.calls > 1; }), 4);
+  EXPECT_EQ(count(make_test_plan("04_interleaved", true, 7, true, false), [](const TestCase& c) { return c.input.n > (1ull << 31); }), 2);
+}
+
+TEST(Plans, APlanThatIsNotOneIsRefused) {
+  EXPECT_THROW(read_test_plan("case id=c001 kind=sum\n"), std::invalid_argument);
+  EXPECT_THROW(read_test_plan("reduction-test-plan v=1 lab=x where=host seed=1\ncase id=c1 kind=sum type=long n=1 "
+                              "pattern=all_ones seed=1 calls=1 offset=0 naive_loop=0\n"), std::invalid_argument);
+  EXPECT_THROW(read_timing_plan("reduction-timing-plan v=1 seed=1 buffers=0 canaries=4 warmup=1 samples=5 "
+                                "call_timeout_s=1\n"), std::invalid_argument);
+}
+
+// An int-only plan of a host lab, its observations as an honest runner would print them.
+class CheckerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    plan_ = make_small_plan("01_host_sum", false, 99, {"int mixed_sign 33", "int uniform_positive 1000", "int all_ones 5"});
+    add_expectations(plan_, known_);
+    reference_.emplace(LabModule::load(REDUCTION_LAB01_MODULE));
+  }
+  std::string honest(std::size_t skip = SIZE_MAX, std::int32_t delta = 0) const {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < plan_.cases.size(); ++i) {
+      const auto& c = plan_.cases[i];
+      const auto input = make_input<int>(c.input.pattern, c.input.n, c.input.seed);
+      const std::int32_t sum = exact_int_sum(input) + (i == skip ? delta : 0);
+      char digest[24];
+      std::snprintf(digest, sizeof digest, "%016llx",
+                    static_cast<unsigned long long>(digest_bytes(input.data(), input.size() * sizeof(int))));
+      out << "{\"v\":1,\"event\":\"start\",\"case\":\"" << c.id << "\"}\n";
+      out << "{\"v\":1,\"event\":\"observed\",\"case\":\"" << c.id << "\",\"status\":\"ok\",\"digest\":\"" << digest
+          << "\",\"values\":[\"" << bits_hex(static_cast<std::uint32_t>(sum)) << "\"]}\n";
+    }
+    return out.str() + "{\"v\":1,\"event\":\"end\"}\n";
+  }
+  std::string report(const std::string& observed) const { return check_tests(plan_, *reference_, known_, observed); }
+
+  TestPlan plan_;
+  Expectations known_;
+  std::optional<LabModule> reference_;
+};
+
+TEST_F(CheckerTest, RightObservationsOfEveryCaseAreAllCorrect) {
+  EXPECT_NE(report(honest()).find("\"cases\":3,\"observed\":3,\"correct\":3,\"wrong\":0"), std::string::npos)
+      << report(honest());
+}
+
+TEST_F(CheckerTest, AWrongSumIsWrongWithItsCaseExpectedAndGot) {
+  const std::string text = report(honest(1, 1));
+  EXPECT_NE(text.find("\"correct\":2,\"wrong\":1"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"case\":\"c002\""), std::string::npos) << text;
+}
+
+TEST_F(CheckerTest, MarkersAndForgedOrMissingLinesEarnNothing) {
+  const std::string forged = "REDUCTION-TESTS-COMPLETE\n{\"v\":1,\"event\":\"observed\",\"case\":\"c001\",\"status\":"
+                             "\"ok\",\"values\":[\"0x00000000\"]}\n{\"v\":1,\"event\":\"end\"}\n";
+  const std::string text = report(forged);
+  EXPECT_NE(text.find("\"observed\":1,\"correct\":0,\"wrong\":1"), std::string::npos) << text;
+  EXPECT_NE(report("").find("\"observed\":0,\"correct\":0"), std::string::npos);
+}
+
+TEST_F(CheckerTest, AModifiedInputIsWrongEvenWithTheRightSum) {
+  std::string observed = honest();
+  const auto at = observed.find("\"digest\":\"") + 10;
+  observed[at] = observed[at] == '0' ? '1' : '0';
+  const std::string text = report(observed);
+  EXPECT_NE(text.find("d_in modified"), std::string::npos) << text;
+}
+
+TEST_F(CheckerTest, OnlyTheFirstObservationOfACaseCounts) {
+  const std::string first = honest();
+  const std::string text = report(first + honest(0, 5));
+  EXPECT_NE(text.find("\"correct\":3,\"wrong\":0"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"duplicates\":3"), std::string::npos) << text;
+}
+
+TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
+  TimingPlan plan;
+  plan.seed = 5;
+  plan.warmup = 1;
+  plan.samples = 4;
+  plan.items.push_back({"t001", "01_host_sum", REDUCTION_LAB01_MODULE, false, Type::int32, 1000});
+  // The worker's inputs, replayed here: rotate the buffers, write the canaries, sum.
+  std::vector<std::vector<int>> buffers;
+  for (int b = 0; b < plan.buffers; ++b) {
+    const InputSpec spec = timing_buffer(plan, Type::int32, 1000, b);
+    buffers.push_back(make_input<int>(spec.pattern, spec.n, spec.seed));
+  }
+  std::ostringstream honest, cached;
+  std::int32_t first = 0;
+  for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+    auto& in = buffers[timing_buffer_of_call(plan, call)];
+    for (const Canary& c : timing_canaries(plan, Type::int32, 1000, call)) in[c.index] = static_cast<int>(c.int_value);
+    const std::int32_t sum = exact_int_sum(in);
+    if (call == 0) first = sum;
+    const auto line = [&](std::int32_t value) {
+      return "{\"v\":1,\"event\":\"sample\",\"item\":\"t001\",\"call\":\"" + std::to_string(call) +
+             "\",\"us\":\"10.0\",\"value\":\"" + bits_hex(static_cast<std::uint32_t>(value)) + "\"}\n";
+    };
+    honest << line(sum);
+    cached << line(call < plan.buffers ? sum : first);  // the first round's sums, served again
+  }
+  const std::string dir = std::string(REDUCTION_LAB01_MODULE).substr(0, std::string(REDUCTION_LAB01_MODULE).rfind('/'));
+  Expectations known;
+  const std::string good = check_timing(plan, dir, honest.str(), known);
+  EXPECT_NE(good.find("\"samples\":4,\"median_us\":10"), std::string::npos) << good;
+  EXPECT_NE(good.find("\"verified\":true"), std::string::npos) << good;
+  const std::string bad = check_timing(plan, dir, cached.str(), known);
+  EXPECT_NE(bad.find("\"verified\":false"), std::string::npos) << bad;
+  const std::string twice = check_timing(plan, dir, honest.str() + honest.str(), known);
+  EXPECT_NE(twice.find("\"malformed\":5"), std::string::npos) << twice;
+}
+
+}  // namespace
+}  // namespace reduction::grading
