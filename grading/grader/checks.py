@@ -13,9 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field, fields
 
-TESTS_FORMAT = "reduction-check-tests"
-TIMING_FORMAT = "reduction-check-timing"
-VERSION = 1
+from .contract import REPORT_VERSION as VERSION, TESTS_REPORT as TESTS_FORMAT, TIMING_REPORT as TIMING_FORMAT
 
 
 class CheckError(ValueError):

@@ -22,12 +22,11 @@ from pathlib import Path
 
 from . import signing
 from .manifest import Lab
+from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS
 from .records import LabRecord, StudentRecord
 from .verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
-TIMINGS_COLUMNS = ["student", "lab", "type", "n", "median_us", "min_us", "iqr_us", "gbps", "pct_roof",
-                   "ref_median_us", "ratio_to_ref", "status", "gpu", "date"]
-SHARED_OWNERS = ("reference", "baseline")  # rows every student's benchmark run measures again
+SHARED_OWNERS = (REFERENCE, BASELINE)  # rows every student's benchmark run measures again
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -13,6 +13,7 @@ import signal
 from dataclasses import dataclass, field
 
 from .checks import TestCheck, quote_module_message
+from .contract import RUNNER_EXIT_WATCHDOG
 
 # Verdicts, from best to worst as far as the summary letters go.
 PASSED = "PASSED"
@@ -26,7 +27,7 @@ VERDICTS = (PASSED, WRONG_ANSWER, RUNTIME_ERROR, TIMEOUT, COMPILE_ERROR, MISSING
 LETTERS = {PASSED: "P", WRONG_ANSWER: "W", RUNTIME_ERROR: "R", TIMEOUT: "T", COMPILE_ERROR: "C",
            MISSING: "M", NOT_RUN: "N"}
 
-EXIT_WATCHDOG = 124  # the runner's own per-call deadline (common/include/reduction/watchdog.hpp)
+EXIT_WATCHDOG = RUNNER_EXIT_WATCHDOG  # the runner's own per-call deadline
 NOT_IMPLEMENTED = "not implemented yet"
 
 

@@ -238,7 +238,7 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
   for (const auto& [id, count] : seen) duplicates += count - 1;
   std::ostringstream out;
   const auto field = [&out](const char* key, const std::string& value) { out << ",\"" << key << "\":" << json_string(value); };
-  out << "{\"format\":\"reduction-check-tests\",\"version\":1";
+  out << "{\"format\":\"" REDUCTION_TESTS_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION;
   field("lab", plan.lab);
   field("seed", std::to_string(plan.seed));
   out << ",\"cases\":" << plan.cases.size() << ",\"observed\":" << seen.size() << ",\"correct\":" << correct

@@ -153,7 +153,8 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
   }
   std::map<std::string, std::unique_ptr<LabModule>> references;
   std::ostringstream out;
-  out << "{\"format\":\"reduction-check-timing\",\"version\":1,\"device\":" << json_string(device)
+  out << "{\"format\":\"" REDUCTION_TIMING_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION
+      << ",\"device\":" << json_string(device)
       << ",\"malformed\":" << malformed << ",\"items\":[";
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     const TimingItem& item = plan.items[i];

@@ -9,6 +9,7 @@
 
 #include <reduction/device_info.hpp>
 #include <reduction/lab_module.hpp>
+#include <reduction/watchdog.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +22,10 @@
 namespace reduction::grading {
 namespace {
 
-constexpr int kUsageExitCode = 2;
-constexpr int kRefusedExitCode = 5;
+constexpr int kUsageExitCode = REDUCTION_RUNNER_EXIT_USAGE;
+constexpr int kRefusedExitCode = REDUCTION_RUNNER_EXIT_REFUSED;
+static_assert(testing::kRuntimeErrorExitCode == REDUCTION_RUNNER_EXIT_RUNTIME_ERROR, "grading/contract.json");
+static_assert(kTimeoutExitCode == REDUCTION_RUNNER_EXIT_WATCHDOG, "grading/contract.json");
 
 struct Args {
   std::string lab, expect, where, plan;

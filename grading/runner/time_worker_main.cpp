@@ -30,7 +30,7 @@
 namespace reduction::grading {
 namespace {
 
-constexpr int kRuntimeErrorExitCode = 3;
+constexpr int kRuntimeErrorExitCode = REDUCTION_RUNNER_EXIT_RUNTIME_ERROR;
 
 std::string format_us(double us) {
   char text[32];

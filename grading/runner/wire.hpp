@@ -12,6 +12,8 @@
 //   {"v":1,"event":"end"}
 #pragma once
 
+#include <reduction/grading_contract.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -19,7 +21,7 @@
 
 namespace reduction::grading {
 
-inline constexpr int kWireVersion = 1;
+inline constexpr int kWireVersion = REDUCTION_WIRE_VERSION;
 
 // One line: string fields, and at most one list of strings ("values").
 struct WireLine {

@@ -23,7 +23,9 @@ LABS = ["01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved", "05_se
         "06_first_add", "07_last_warp", "08_complete_unroll", "09_shuffle", "10_two_step"]
 STUDENTS = ["alice", "bob", "carol", "dave"]
 N_LARGE, N_SMALL = 1 << 24, 1 << 20
-HEADER = "student,lab,type,n,median_us,min_us,iqr_us,gbps,pct_roof,ref_median_us,ratio_to_ref,status,gpu,date"
+from plotting.timings import COLUMNS  # noqa: E402
+
+HEADER = ",".join(COLUMNS)
 GOOD_ROW = f"reference,02_atomic,float,1024,12.5,12.0,0.3,0.3,0.1,,,ok,{GPU},{DATE}"
 
 
@@ -69,6 +71,17 @@ class TempDirTestCase(unittest.TestCase):
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         return path
+
+
+class SchemaTest(unittest.TestCase):
+    def test_every_writer_of_timings_csv_writes_the_one_schema(self):
+        bench = open(os.path.join(PLOTS_DIR, "..", "common", "bench", "bench_report.cpp"), encoding="utf-8").read()
+        self.assertIn(f'"{HEADER}"', bench, "reduction_bench's CSV header differs from plotting.timings.COLUMNS")
+        sys.path.insert(0, os.path.join(PLOTS_DIR, "..", "grading"))
+        from grader.reports import TIMINGS_COLUMNS
+        self.assertEqual(tuple(TIMINGS_COLUMNS), COLUMNS)
+        with open(FIXTURE, encoding="utf-8") as handle:
+            self.assertEqual(handle.readline().strip(), HEADER)
 
 
 class LoadTimingsTest(TempDirTestCase):

@@ -1,0 +1,13 @@
+"""What the grader's programs and this grader agree on (grading/contract.json), read once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+_CONTRACT = json.loads((Path(__file__).resolve().parent.parent / "contract.json").read_text(encoding="utf-8"))
+
+TESTS_REPORT: str = _CONTRACT["reports"]["tests"]
+TIMING_REPORT: str = _CONTRACT["reports"]["timing"]
+REPORT_VERSION: int = _CONTRACT["reports"]["version"]
+RUNNER_EXIT_WATCHDOG: int = _CONTRACT["runner_exit"]["watchdog"]
