@@ -31,7 +31,7 @@ from .diagnostics import first_error, student_diagnostics
 from .manifest import Lab, Manifest
 from .policy import Policy
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
-from .submission import RegionError, Submission, collect, read_text, splice
+from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
 from .toolchain import sha256_of
 from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sanitizer_finding, test_verdict
 
@@ -225,6 +225,11 @@ class Grader:
     def _prepare_lab(self, lab: Lab, submission: Submission, work: Path) -> LabRecord:
         entry = LabRecord(folder=lab.folder, file=lab.file, module=lab.module)
         source = submission.files.get(lab.folder)
+        if lab.folder in submission.too_large:
+            entry.verdict = COMPILE_ERROR
+            entry.detail = (f"labs/{lab.folder}/{lab.file} is {submission.too_large[lab.folder]} bytes: a lab file may "
+                            f"be at most {MAX_LAB_FILE_BYTES} bytes")
+            return entry
         if source is None:
             entry.verdict = MISSING
             entry.detail = f"no labs/{lab.folder}/{lab.file} in the submission"

@@ -24,6 +24,9 @@ _END = re.compile(r"^[ \t]*//[ \t]*=+[ \t]*END STUDENT CODE[ \t]*=+[ \t]*$", re.
 # Folders listed once instead of file by file: tool and build litter.
 COLLAPSED_DIRS = {".git", ".svn", ".hg", "__pycache__", ".vscode", ".idea", ".cache", "node_modules", "CMakeFiles"}
 MAX_IGNORED = 200
+MAX_WALKED = 5000              # entries looked at when listing what is ignored (a folder of millions stops here)
+MAX_DEPTH = 20
+MAX_LAB_FILE_BYTES = 1 << 20  # a lab file is a few KiB; a bigger one is not read into the grader
 
 
 class RegionError(ValueError):
@@ -91,6 +94,7 @@ class Submission:
     files: dict[str, Path] = field(default_factory=dict)      # lab folder -> submitted file
     ignored: list[str] = field(default_factory=list)           # paths relative to root
     near_misses: dict[str, list[str]] = field(default_factory=dict)  # lab folder -> other files in its folder
+    too_large: dict[str, int] = field(default_factory=dict)          # lab folder -> size of its oversized file
 
 
 def collect(student: str, root: Path, labs: list[Lab]) -> Submission:
@@ -101,7 +105,10 @@ def collect(student: str, root: Path, labs: list[Lab]) -> Submission:
         for candidate in (root / "labs" / lab.folder / lab.file, root / lab.folder / lab.file):
             # a link could make the grader read (and echo in a compiler message) a file outside the submission
             if candidate.is_file() and not candidate.is_symlink() and candidate.resolve().is_relative_to(root.resolve()):
-                submission.files[lab.folder] = candidate
+                if candidate.stat().st_size > MAX_LAB_FILE_BYTES:
+                    submission.too_large[lab.folder] = candidate.stat().st_size
+                else:
+                    submission.files[lab.folder] = candidate
                 taken.add(candidate)
                 break
         else:
@@ -110,22 +117,29 @@ def collect(student: str, root: Path, labs: list[Lab]) -> Submission:
             if others:
                 submission.near_misses[lab.folder] = others
     ignored = []
-    _walk_ignored(root, root, taken, ignored)
+    walked = [0]
+    _walk_ignored(root, root, taken, ignored, walked, 0)
+    if walked[0] >= MAX_WALKED:
+        ignored.append(f"... the listing stopped after {MAX_WALKED} entries")
     if len(ignored) > MAX_IGNORED:
         ignored = ignored[:MAX_IGNORED] + [f"... and {len(ignored) - MAX_IGNORED} more"]
     submission.ignored = ignored
     return submission
 
 
-def _walk_ignored(root: Path, folder: Path, taken: set[Path], ignored: list[str]) -> None:
-    for entry in sorted(folder.iterdir()):
+def _walk_ignored(root: Path, folder: Path, taken: set[Path], ignored: list[str], walked: list[int],
+                  depth: int) -> None:
+    for entry in sorted(folder.iterdir())[:MAX_WALKED]:
+        walked[0] += 1
+        if walked[0] > MAX_WALKED:
+            return
         relative = entry.relative_to(root).as_posix()
         if entry.is_symlink():
             ignored.append(relative + " (symbolic link)")
         elif entry.is_dir():
-            if entry.name in COLLAPSED_DIRS or entry.name.startswith("build"):
+            if entry.name in COLLAPSED_DIRS or entry.name.startswith("build") or depth >= MAX_DEPTH:
                 ignored.append(relative + "/")
             else:
-                _walk_ignored(root, entry, taken, ignored)
+                _walk_ignored(root, entry, taken, ignored, walked, depth + 1)
         elif entry not in taken:
             ignored.append(relative)

@@ -111,5 +111,23 @@ class TestCollect(unittest.TestCase):
         self.assertEqual(submission.near_misses["02_atomic"], ["labs/02_atomic/Atomic.cu"])
 
 
+class TestHostileFolders(unittest.TestCase):
+    def test_an_oversized_lab_file_is_not_read_and_a_huge_folder_is_listed_in_part(self):
+        from grader import submission
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "labs" / "01_host_sum").mkdir(parents=True)
+            (root / "labs" / "01_host_sum" / "host_sum.cpp").write_bytes(b"x" * (submission.MAX_LAB_FILE_BYTES + 1))
+            junk = root / "junk"
+            junk.mkdir()
+            for i in range(submission.MAX_WALKED + 10):
+                (junk / f"f{i}").touch()
+            found = collect("eve", root, LABS)
+            self.assertEqual(found.files, {})
+            self.assertIn("01_host_sum", found.too_large)
+            self.assertTrue(found.ignored[-1].startswith("... and"))
+            self.assertLessEqual(len(found.ignored), submission.MAX_IGNORED + 1)
+
+
 if __name__ == "__main__":
     unittest.main()
