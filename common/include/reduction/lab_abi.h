@@ -1,5 +1,5 @@
 /* The binary interface between a lab module and the tools that load it (tests, benchmark,
- * grader). A lab file never uses this directly: REDUCTION_DEFINE_LAB in lab.cuh fills it in.
+ * grader). A lab file never uses this directly: REDUCTION_DEFINE_LAB in lab.hpp fills it in.
  * Plain C so that any compiler that builds a module agrees on the layout. */
 #ifndef REDUCTION_LAB_ABI_H
 #define REDUCTION_LAB_ABI_H
