@@ -57,14 +57,6 @@ class Manifest:
     include_dirs: list[str]
     labs: list[Lab] = field(default_factory=list)
 
-    @property
-    def test_runner(self) -> Path:
-        return self.binary_dir / "grading" / "reduction_lab_tests"
-
-    @property
-    def bench(self) -> Path:
-        return self.binary_dir / "common" / "bench" / "reduction_bench"
-
     # The grader's programs (grading/runner): untrusted runner and timing worker, trusted checker.
     @property
     def observer(self) -> Path:

@@ -52,12 +52,6 @@ class TestVerdict:
     detail: str
 
 
-def tail(text: str, lines: int = 40, chars: int = 4000) -> str:
-    """The last `lines` lines of text, at most `chars` characters."""
-    kept = "\n".join(text.rstrip("\n").splitlines()[-lines:])
-    return kept[-chars:]
-
-
 def signal_name(returncode: int) -> str:
     number = -returncode if returncode < 0 else returncode - 128
     try:

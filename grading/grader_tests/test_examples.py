@@ -12,8 +12,10 @@ import unittest
 from contextlib import redirect_stdout
 from pathlib import Path
 
+from grader.verdicts import VERDICTS as ALL_VERDICTS
+
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
-VERDICTS = {"PASSED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIMEOUT", "COMPILE_ERROR", "MISSING", "NOT_RUN"}
+VERDICTS = set(ALL_VERDICTS)
 
 
 def load(name: str):
