@@ -102,7 +102,7 @@ class Grader:
         result.sanitizer_missing = self.options.sanitizer and self.gpu and not self.sanitizer_ok
         result.seed, result.sandbox = self.seed, self.tools.sandbox_status()
         self.say(f"inputs: seed {self.seed} (replay with --seed {self.seed}); student code: {result.sandbox}")
-        if result.sandbox.startswith("UNSANDBOXED"):
+        if result.sandbox.startswith("UNSANDBOXED") and not self.options.self_check:  # your own code: no matter
             self.say("WARNING: student code runs UNSANDBOXED here: it can read and write what this user can. "
                      "Run the grader as root with bubblewrap installed for a gradebook you can sign.")
         if result.no_gpu:
