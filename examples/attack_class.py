@@ -57,6 +57,7 @@ class HandIn:
     region: str = "own"          # "own", "reference" or "reference+own" (see the module doc)
     link: str | None = None      # the lab file is a symbolic link to this ({repo}: the repository)
     folder_link: str | None = None  # the lab folder is a symbolic link to this
+    needs_library: bool = False  # compiles only with CUB/Thrust in reach (a student's own build), not the grader's
 
 
 @dataclass
@@ -75,7 +76,8 @@ ATTACK_ITEMS = {
     1: "forged success markers / observations, exit 0 before doing work",
     2: "writes into records, the output folder, a phantom record, its own forged record; kills the grader",
     3: "leaves processes running (daemon, GPU hog), fork bomb",
-    4: "#includes or reads the solution, a classmate, the environment, /etc/passwd into its report",
+    4: "#includes or reads the solution, a classmate, the environment, /etc/passwd into its report; calls the "
+       "library reduction (CUB) the course times against",
     5: "dlopens the reference module and calls it",
     6: "caches results per input pointer or per n",
     7: "detects the benchmark, escapes the timed stream, rewrites timings, swaps its module",
@@ -124,6 +126,10 @@ ATTACKERS: dict[str, Attacker] = {
                                    "-I common/include) or a classmate's file, and calls its host_sum",
                       labs={HOST: HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: its fallback "
                                                                "returns 0")}),
+    "librarian": Attacker("cpu", (4,), "lab 05 is cub::DeviceReduce::Sum on the scratch space: right sums at the "
+                                       "library's speed, none of the lab's technique",
+                          labs={"05_sequential": HandIn(zero("COMPILE_ERROR"), "CUB is not in reach of a graded "
+                                                        "compile (policy [compile] allow_cccl)", needs_library=True)}),
     "thief10": Attacker("gpu", (4,), "the same theft for lab 10, a GPU lab",
                         labs={"10_two_step": HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: "
                                                                           "the placeholder, not implemented yet")}),

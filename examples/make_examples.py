@@ -343,6 +343,8 @@ def attack_expected(labs, points: Points) -> dict:
                      "accept": accept,
                      "without_gpu": (accept if decided_without_gpu(folder, {o.verdict for o in outcomes})
                                      else [dict(NOT_RUN)])}
+            if hand_in and hand_in.needs_library:
+                entry["needs_library"] = True
             row[folder] = entry
         table[attacker.folder or attacker_id] = row
     return table
@@ -569,7 +571,9 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
             for source in (out / student / "labs" / folder / lab_files[folder], out / student / folder / lab_files[folder]):
                 linked = any(p.is_symlink() for p in [source, *source.parents] if p.is_relative_to(out) and p != out)
                 if source.is_file() and not linked:
-                    must_fail = all(a["verdict"] == "COMPILE_ERROR" for a in entry["accept"])
+                    # with the whole toolkit in reach, as here, a file that needs CUB compiles
+                    must_fail = all(a["verdict"] == "COMPILE_ERROR" for a in entry["accept"]) and \
+                        not entry.get("needs_library")
                     jobs.append((student, folder, source, must_fail))
                     break
 

@@ -177,7 +177,8 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
             large = options.large or policy.section("tests")["large"]
             toolchain = Toolchain(manifest, Sandbox.detect(Path(p).resolve() for p in hidden),
                                   Limits(file_bytes=int(limits["output_mib"]) << 20, processes=int(limits["processes"]),
-                                         memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30))
+                                         memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30),
+                                  allow_cccl=bool(policy.section("compile")["allow_cccl"]))
         if args.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
             print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
             return EXIT_NO_SANDBOX

@@ -67,6 +67,10 @@ class Manifest:
         return self.binary_dir / "grading" / "runner" / "reduction_time_worker"
 
     @property
+    def student_worker(self) -> Path:  # the timing worker without CUB, for a student's sandboxed run
+        return self.binary_dir / "grading" / "runner" / "reduction_student_worker"
+
+    @property
     def checker(self) -> Path:
         return self.binary_dir / "grading" / "runner" / "reduction_lab_check"
 
@@ -145,7 +149,7 @@ def ensure_build(repo: Path, build_dir: Path, log) -> Manifest:
         _run(configure_command(repo, build_dir), log)
         _run(["cmake", "--build", str(build_dir)], log)
     manifest = load_manifest(build_dir)
-    targets = ["reduction_lab_observe", "reduction_time_worker", "reduction_lab_check"]
+    targets = ["reduction_lab_observe", "reduction_time_worker", "reduction_student_worker", "reduction_lab_check"]
     if manifest.reference_dir == manifest.binary_dir / "solutions":
         targets += [f"{lab.module}_solution" for lab in manifest.labs]
     _run(["cmake", "--build", str(build_dir), "--target", *targets], log)
@@ -156,7 +160,7 @@ def ensure_build(repo: Path, build_dir: Path, log) -> Manifest:
 
 def check_programs(manifest: Manifest) -> None:
     """The grader's programs and the reference modules (the checker's source of truth) exist."""
-    for program in (manifest.observer, manifest.time_worker, manifest.checker):
+    for program in (manifest.observer, manifest.time_worker, manifest.student_worker, manifest.checker):
         if not program.is_file():
             raise GraderError(f"{program}: missing (build the grader's programs first)")
     for lab in manifest.labs:

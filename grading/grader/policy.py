@@ -22,7 +22,7 @@ DEFAULTS: dict = {
         "statistic": "median",       # over the benchmarked (type, n) rows: "median", "mean", "max"
     },
     "labs": {"01_host_sum": {"performance": 0.0}},
-    "compile": {"timeout_s": 120.0},
+    "compile": {"timeout_s": 120.0, "allow_cccl": False},
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],

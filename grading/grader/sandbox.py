@@ -54,6 +54,7 @@ class View:
     gpu: bool = False                  # bind the NVIDIA device nodes
     cwd: Path | None = None            # inside the sandbox; /tmp when None
     tmp_bytes: int = 1 << 30           # size of the run's own /tmp (a tmpfs: memory no rlimit counts)
+    hidden: tuple[Path, ...] = ()      # masked in this run too, beside the sandbox's own hidden paths
 
 
 def _real(path: str | os.PathLike) -> Path:
@@ -159,7 +160,7 @@ class Sandbox:
         entries = [(_real(p), "--ro-bind") for p in view.read_only] + [(_real(p), "--bind") for p in view.writable]
         shown = {path for path, _ in entries}
         roots = bound + list(shown)
-        for path in map(_real, self.hidden):
+        for path in map(_real, (*self.hidden, *view.hidden)):
             # Only where something would show it: elsewhere the sandbox root is already empty. A file is
             # covered by /dev/null on a nodev mount, so reading it fails (EACCES) rather than show it.
             if path not in shown and os.path.lexists(path) and any(_within(path, root) for root in roots):

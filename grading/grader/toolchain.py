@@ -140,10 +140,12 @@ class TimingRun:
 class Toolchain:
     """Runs the real tools of one build tree; student code under `sandbox`."""
 
-    def __init__(self, manifest: Manifest, sandbox: Sandbox | None = None, limits: Limits | None = None):
+    def __init__(self, manifest: Manifest, sandbox: Sandbox | None = None, limits: Limits | None = None,
+                 allow_cccl: bool = False):
         self.manifest = manifest
         self.sandbox = sandbox or Sandbox(False, "no sandbox given")
         self.limits = limits or Limits()
+        self.allow_cccl = allow_cccl
         self._gpu: bool | None = None
         self._sanitizer: str | None | bool = False
 
@@ -200,8 +202,11 @@ class Toolchain:
         built = scratch / lab.module_file
         argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
                 str(source.resolve()), "-o", str(built)]
+        # The CUDA C++ Core Libraries (CUB, Thrust, libcu++) are not there: a lab is the student's own
+        # reduction, not a call of the library the course times it against.
+        libraries = () if self.allow_cccl else (self._toolkit() / "include" / "cccl",)
         view = View(read_only=(source.resolve(), *map(Path, self.manifest.include_dirs), self._toolkit()),
-                    writable=(scratch,), cwd=scratch)
+                    writable=(scratch,), cwd=scratch, hidden=libraries)
         result = self._sandboxed(argv, view, timeout)
         if result.returncode == 0 and not result.timed_out:
             try:
@@ -275,11 +280,12 @@ class Toolchain:
         plan = Path(tempfile.mkstemp(dir=work, prefix="timing-", suffix=".plan")[1])
         plan.write_text(plan_text, encoding="utf-8")
         os.chmod(plan, 0o644)
-        argv = [str(self.manifest.time_worker), f"--plan={plan}"]
-        if sandboxed:
-            view = View(read_only=(self.manifest.time_worker, plan, self._toolkit(), *readable), gpu=gpu)
+        if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
+            argv = [str(self.manifest.student_worker), f"--plan={plan}"]
+            view = View(read_only=(self.manifest.student_worker, plan, self._toolkit(), *readable), gpu=gpu)
             run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30)
         else:
+            argv = [str(self.manifest.time_worker), f"--plan={plan}"]
             run = run_process(argv, timeout, stall_s=call_timeout + 30)
         with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
             observed.write(run.stdout)

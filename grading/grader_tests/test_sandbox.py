@@ -143,6 +143,15 @@ class TestSandboxedRuns(SandboxCase):
         self.assertNotIn("key-9012", result.stdout)
         self.assertEqual(result.stdout.split(), ["visible", "harness", "harness-5678"])
 
+    def test_a_view_can_hide_a_folder_of_what_it_shows(self):
+        # the graded compile shows the CUDA toolkit but not its include/cccl (CUB, Thrust)
+        toolkit, library = self.folder("toolkit"), self.folder("toolkit/include/cccl")
+        (toolkit / "nvcc.txt").write_text("compiler")
+        (library / "cub.h").write_text("library-3456")
+        result = self.sh(f"cat {toolkit}/nvcc.txt; cat {library}/cub.h 2>/dev/null; ls -A {library}",
+                         View(read_only=(toolkit,), hidden=(library,)))
+        self.assertEqual(result.stdout.split(), ["compiler"], result.stderr)
+
     def test_a_folder_of_the_hidden_repository_can_be_shown(self):
         grader = REPO / "grading" / "grader"
         result = self.sh(f"ls -A {REPO} {REPO}/grading; head -n 1 {grader}/sandbox.py; "

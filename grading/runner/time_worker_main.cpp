@@ -1,7 +1,8 @@
 // reduction_time_worker: times the items of a timing plan (lab modules, or the roof and CUB
-// baselines) and prints every call's time and result (wire.hpp). The grader runs it twice over:
-// in the sandbox for a student's modules, and outside it for the references and baselines, so
-// both sides are timed by the same code and no student code shares a process with a reference.
+// baselines) and prints every call's time and result (wire.hpp). The grader runs it outside the
+// sandbox for the references and baselines, and this same code built without CUB
+// (reduction_student_worker) in the sandbox for a student's modules: no student code shares a
+// process with a reference, or with a library reduction it could find and call.
 //
 // Every call k reads buffer timing_buffer_of_call(k) after timing_canaries(k) were written into
 // it, with a fresh value in *d_out: a result cached from an earlier call, or work that finishes
@@ -11,7 +12,9 @@
 #include "plan.hpp"
 #include "wire.hpp"
 
+#if REDUCTION_WORKER_CUB
 #include "../../common/bench/cub_sum.hpp"
+#endif
 
 #include <reduction/cuda_raii.hpp>
 #include <reduction/device_info.hpp>
@@ -109,9 +112,13 @@ void time_device_item(const TimingPlan& plan, const TimingItem& item, const LabM
   Inputs<T>& inputs = cache.get<T>(item.n, true);
   DeviceBuffer<T> output(1);
   DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(item.n));
+#if REDUCTION_WORKER_CUB
   std::optional<CubSum<T>> cub;
-  std::optional<ReadRoof> roof;
   if (item.lab == "cub") cub.emplace(item.n);
+#else
+  if (item.lab == "cub") throw std::invalid_argument("this worker times no CUB baseline");
+#endif
+  std::optional<ReadRoof> roof;
   if (item.lab == "roof") roof.emplace(item.n * sizeof(T));
   const cudaStream_t stream = timer.stream();
   PinnedBuffer<T> staging(static_cast<std::size_t>(plan.canaries) + 1);
@@ -133,8 +140,10 @@ void time_device_item(const TimingPlan& plan, const TimingItem& item, const LabM
     if (lab) {
       const auto status = lab->sum<T>(d_in, item.n, output.get(), temp.get(), temp.bytes(), stream);
       if (!status.ok()) throw std::runtime_error(status.message);
+#if REDUCTION_WORKER_CUB
     } else if (cub) {
       cub->launch(d_in, item.n, output.get(), stream);
+#endif
     } else {
       roof->launch(item.n * sizeof(T), stream);
     }
