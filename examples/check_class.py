@@ -247,10 +247,11 @@ def class_students(class_dir: Path) -> list[str]:
                   if not entry.name.startswith(".") and (entry.is_dir() or entry.is_symlink()))
 
 
-def leftover_processes(uid: int) -> list[str]:
+def leftover_processes(uid: int, before: set[str] = frozenset()) -> list[str]:
+    """Processes of `uid`, but those running before the grading started (`before`: their pids)."""
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or entry.name in before:
             continue
         try:
             status = (entry / "status").read_text(encoding="utf-8", errors="replace")
@@ -263,7 +264,8 @@ def leftover_processes(uid: int) -> list[str]:
     return found
 
 
-def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, process_uid: int | None) -> list[Check]:
+def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, process_uid: int | None,
+          before: set[str] = frozenset()) -> list[Check]:
     expected = json.loads((class_dir / EXPECTED_FILE).read_text(encoding="utf-8"))
     attackers = expected.get("attackers", {})
     names = class_students(class_dir)
@@ -358,7 +360,7 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
                          "no solution line or /etc/passwd line (no REDUCTION_TEST_SECRET given: not looked for)")))
 
     if process_uid is not None:
-        left = leftover_processes(process_uid)
+        left = leftover_processes(process_uid, before)
         checks.append(Check(f"no process of uid {process_uid} left", not left, ", ".join(left) or "none"))
     return checks
 
@@ -372,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--secret", default=os.environ.get("REDUCTION_TEST_SECRET"),
                         help="the grader's REDUCTION_TEST_SECRET value (default: this environment's)")
     parser.add_argument("--uid", type=int, default=65534, help="the sandbox's uid (default 65534)")
+    parser.add_argument("--running-before", default="",
+                        help="pids (comma-separated) of the uid's processes from before the grading: not left over")
     parser.add_argument("--no-process-check", action="store_true",
                         help="do not look for leftover processes (checking a grading made elsewhere)")
     args = parser.parse_args(argv)
@@ -379,7 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.class_dir} has no {EXPECTED_FILE}: write the class with examples/make_examples.py")
     if not args.out.is_dir():
         parser.error(f"{args.out}: no such folder")
-    checks = check(args.class_dir, args.out, args.cpu_only, args.secret, None if args.no_process_check else args.uid)
+    before = {pid for pid in args.running_before.split(",") if pid}
+    checks = check(args.class_dir, args.out, args.cpu_only, args.secret, None if args.no_process_check else args.uid,
+                   before)
     print_report(checks)
     return 1 if any(not c.ok for c in checks) else 0
 
