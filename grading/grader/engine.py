@@ -16,6 +16,7 @@ students whose record is complete and signed by this output folder's key, and re
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import json
 import secrets
@@ -330,8 +331,7 @@ class Grader:
                     verdict = test_verdict(check, process, call_timeout)
                     entry.verdict, entry.detail = verdict.verdict, verdict.detail
                     entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
-                                          round(process.seconds, 2), check.cases, check.observed, check.correct,
-                                          check.wrong, check.not_implemented, check.malformed, check.first_failure)
+                                          round(process.seconds, 2), dataclasses.asdict(check))
                 detail = " ".join(entry.detail.split())
                 self.say(f"{prefix}  lab {entry.folder}  {entry.verdict}"
                          + (f"  ({detail[:110]}{'...' if len(detail) > 110 else ''})" if entry.verdict != PASSED else ""))

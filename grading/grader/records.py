@@ -26,13 +26,7 @@ class TestRun:
     stalled: bool = False     # no progress for a call's time limit: the grader stopped it
     output_limit: bool = False
     seconds: float = 0.0
-    cases: int = 0
-    observed: int = 0
-    correct: int = 0
-    wrong: int = 0
-    not_implemented: int = 0
-    malformed: int = 0
-    first_failure: dict | None = None  # {"case", "what", "expected", "got", "hint"} from the checker
+    check: dict | None = None  # the trusted checker's report (checks.TestCheck), as it decided
 
 
 @dataclass
