@@ -34,6 +34,7 @@ DEFAULTS: dict = {
     "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "warmup": 3, "timeout_s": 900.0,
                   "call_timeout_s": 20.0},
     "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 8, "large_memory_gib": 48},
+    "gradescope": {"leaderboard": False},   # per-lab time ratios in each results.json's "leaderboard"
 }
 
 SCALES = ("reference", "threshold")
@@ -99,6 +100,8 @@ class Policy:
         bench = self.data["benchmark"]
         if not (isinstance(bench["samples"], int) and 5 <= bench["samples"] <= 1000 and 0 <= bench["warmup"] <= 100):
             raise GraderError("policy: benchmark.samples must be 5..1000 and benchmark.warmup 0..100")
+        if not isinstance(self.data["gradescope"]["leaderboard"], bool):
+            raise GraderError("policy: gradescope.leaderboard must be true or false")
         unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
         if unknown:
             raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")

@@ -221,9 +221,20 @@ def junit_xml(records: list[StudentRecord]) -> str:
 # Gradescope
 
 
-def gradescope_results(record: StudentRecord) -> dict:
+def leaderboard_entries(record: StudentRecord) -> list[dict]:
+    """Gradescope's leaderboard quantities: per lab that passed with a usable timing, its time /
+    the reference's (LabRecord.benchmark.ratio, the ratio its performance points come from), lower
+    first. A lab without one (failed, not run, no timing, below the read roof) has no entry: a
+    made-up value would rank it."""
+    return [{"name": f"{folder} time / reference", "value": round(entry.benchmark.ratio, 3), "order": "asc"}
+            for folder, entry in record.labs.items()
+            if entry.verdict == PASSED and entry.benchmark.ratio is not None and not entry.benchmark.impossible]
+
+
+def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict:
     """Gradescope's results.json. A lab not run (no GPU) gets no status and no score, and says so:
-    Gradescope knows only "passed" and "failed", and it was neither."""
+    Gradescope knows only "passed" and "failed", and it was neither. With `leaderboard` (policy
+    [gradescope] leaderboard) it carries the student's leaderboard_entries()."""
     tests = []
     for folder, entry in record.labs.items():
         test = {"name": folder, "max_score": entry.score.max, "output": _lab_message(entry)}
@@ -243,8 +254,11 @@ def gradescope_results(record: StudentRecord) -> dict:
     if unsandboxed(record):
         output.append(f"Graded {record.sandbox}: not a grading to sign.")
     output += record.notes
-    return {"score": record.total if record.total is not None else known, "output": "\n".join(output),
-            "visibility": "visible", "tests": tests}
+    results = {"score": record.total if record.total is not None else known, "output": "\n".join(output),
+               "visibility": "visible", "tests": tests}
+    if leaderboard:
+        results["leaderboard"] = leaderboard_entries(record)
+    return results
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,9 +291,10 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
 
 
 def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes,
-                        sandbox: str = "") -> list[StudentRecord]:
+                        sandbox: str = "", leaderboard: bool = False) -> list[StudentRecord]:
     """Rebuilds gradebook, timings, junit and Gradescope files from the signed, complete records of
-    the class folder's students (`names`): nothing else in OUT/students is ever read into them."""
+    the class folder's students (`names`): nothing else in OUT/students is ever read into them.
+    `leaderboard`: the policy's [gradescope] leaderboard (Gradescope leaderboard entries)."""
     out = Path(out)
     records = load_records(out, names, key)
     graded = {folder for record in records for folder in record.labs}
@@ -294,5 +309,5 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
         write_atomic(out / "UNSANDBOXED.txt", f"This grading ran student code {sandbox}.\nIts outputs are not a "
                                                "gradebook to sign: see docs/grading-security.md.\n")
     for record in records:
-        write_json(out / "gradescope" / record.student / "results.json", gradescope_results(record))
+        write_json(out / "gradescope" / record.student / "results.json", gradescope_results(record, leaderboard))
     return records
