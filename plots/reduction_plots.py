@@ -1,4 +1,4 @@
-"""Draw the reduction-labs figures (by lab, speedup ladder, per student, size sweep, status) from a
+"""Draw the reduction-labs figures (by lab, speedup ladder, per student, size sweep, status, leaderboard) from a
 timings CSV: the command line. Loading is plotting/timings.py, each figure its own module."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import sys
 
 from plotting.by_lab import plot_by_lab
 from plotting.ladder import plot_ladder
+from plotting.leaderboard import DEFAULT_TOP, plot_leaderboard
 from plotting.per_student import plot_student
 from plotting.status import plot_status
 from plotting.style import file_stem
@@ -20,7 +21,7 @@ from plotting.timings import (DEFAULT_N, add_grader_verdicts, DEFAULT_TYPE, ELEM
 
 import matplotlib  # noqa: E402
 
-FIGURES = ("status", "by-lab", "ladder", "per-student", "sweep")
+FIGURES = ("status", "by-lab", "ladder", "per-student", "sweep", "leaderboard")
 FORMATS = ("png", "svg", "pdf")
 
 
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--student", help="overlay this student's times on the ladder")
     parser.add_argument("--labs", type=_comma_list(), help="labs for the size sweep (default: all references)")
     parser.add_argument("--metric", choices=("time", "gbps"), default="time", help="y axis of the size sweep")
+    parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="leaderboard: bars per lab (the fastest)")
     parser.add_argument("--formats", type=_comma_list(FORMATS), default=["png", "svg"])
     return parser
 
@@ -86,6 +88,8 @@ def _figures_for(name, rows, args, info):
             yield stem, plot_student(rows, student, anonymize=args.anonymize, **common)
     elif name == "sweep":
         yield "sweep", plot_sweep(rows, dtype=args.dtype, labs=args.labs, metric=args.metric, info=info)
+    elif name == "leaderboard":  # never a name, with or without --anonymize
+        yield "leaderboard", plot_leaderboard(rows, top=args.top, **common)
 
 
 def _run(args) -> list[str]:
@@ -111,6 +115,8 @@ def _run(args) -> list[str]:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.top < 1:
+        build_parser().error("--top must be at least 1")
     try:
         written = _run(args)
     except (TimingsError, OSError) as exc:

@@ -424,9 +424,9 @@ class CommandLineTest(TempDirTestCase):
     def test_default_run_writes_every_figure(self):
         status, out, err = self.run_main(FIXTURE, "--out", self.tmp, "--student", "carol")
         self.assertEqual(status, 0, err)
-        for stem in ["status", "by_lab", "ladder", "sweep"] + [f"student_{s}" for s in STUDENTS]:
+        for stem in ["status", "by_lab", "ladder", "sweep", "leaderboard"] + [f"student_{s}" for s in STUDENTS]:
             self.assert_figure_files(stem)
-        self.assertEqual(len(out.split()), 16)
+        self.assertEqual(len(out.split()), 18)
         with open(os.path.join(self.tmp, "ladder.svg"), encoding="utf-8") as handle:
             self.assertIn(GPU, handle.read())  # text stays searchable text in the SVG
 
@@ -476,7 +476,7 @@ class CommandLineTest(TempDirTestCase):
         status, out, err = self.run_main(FIXTURE, "--out", self.tmp, "--n", "1000", "--formats", "svg")
         self.assertEqual(status, 0, err)
         self.assertEqual(out.split(), [os.path.join(self.tmp, "sweep.svg")])
-        self.assertEqual(err.count("warning: skipping"), 4)  # status, by-lab, ladder, per-student
+        self.assertEqual(err.count("warning: skipping"), 5)  # status, by-lab, ladder, per-student, leaderboard
 
     def test_script_exit_status_from_a_shell(self):
         bad = self.write("empty.csv", "")
