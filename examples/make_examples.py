@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Writes a class of submissions into a folder, from the current skeletons and solutions.
 
-Two classes, both made from committed recipes and never committed themselves:
+Three classes, all made from committed recipes and never committed themselves:
 
 - `example`: six made-up students who between them get every verdict (the CLASS table below,
   hand-written regions in examples/regions/<student>/<lab folder>.<ext>);
 - `attacks`: hostile students, each with the verdicts and points it must get, and two honest
   classmates whose records the attacks must leave alone (examples/attack_class.py, regions in
-  examples/attacks/regions/<attacker>/<lab folder>.<ext>).
+  examples/attacks/regions/<attacker>/<lab folder>.<ext>);
+- `synthetic`: --students N honest students for the grading throughput benchmark, each lab one of
+  the example class's recipes, mixed by --seed (examples/synthetic_class.py).
 
 Every student file is the official skeleton with a STUDENT CODE region spliced in: the reference
 solution's region, a region made from it by the recipe's edits, or a hand-written one. So the
@@ -17,6 +19,7 @@ grading/policy.toml), and what a machine without a GPU must give instead.
 
     python3 examples/make_examples.py --class example --out build/classes/example
     python3 examples/make_examples.py --class attacks --out build/classes/attacks [--compile-check [BUILD]]
+    python3 examples/make_examples.py --class synthetic --students 60 --seed 1 --out build/classes/synthetic
     python3 examples/make_examples.py --readme   # rewrite the verdict tables in examples/README.md
                                                  # and examples/attacks/README.md (they are committed)
 
@@ -37,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent
@@ -48,6 +51,7 @@ sys.path.insert(0, str(EXAMPLES))
 from grader.submission import split_regions  # noqa: E402
 
 import attack_class  # noqa: E402
+import synthetic_class  # noqa: E402
 
 REGIONS = EXAMPLES / "regions"
 ATTACK_REGIONS = EXAMPLES / "attacks" / "regions"
@@ -57,7 +61,7 @@ POLICY = REPO / "grading" / "policy.toml"
 EXPECTED_FILE = "expected_verdicts.json"
 TABLE_BEGIN = "<!-- expected-verdicts:begin (written by make_examples.py) -->"
 TABLE_END = "<!-- expected-verdicts:end -->"
-CLASSES = ("example", "attacks")
+CLASSES = ("example", "attacks", "synthetic")
 
 
 @dataclass
@@ -66,7 +70,7 @@ class Planted:
 
     Its region is the reference solution's region of `from_lab` (default: the lab itself) with
     `edits` applied, each a (regex, replacement) that must match at least once; or, when
-    `hand_written` is set, examples/regions/<student>/<lab folder>.<ext> as it is. Edits of the
+    `hand_written` is set, examples/regions/<author or student>/<lab folder>.<ext> as it is. Edits of the
     solution keep a bug in step with the solution's design; a hand-written region is for a bug
     that is the student's own design."""
     verdict: str
@@ -74,6 +78,7 @@ class Planted:
     from_lab: str | None = None
     edits: tuple[tuple[str, str], ...] = ()
     hand_written: bool = False
+    author: str | None = None       # whose hand-written region, when not the student's own (synthetic class)
     hazards: tuple[str, ...] = ()   # sanitizer tools expected to report a hazard
     slow: bool = False              # correct, but well over the reference's time
 
@@ -221,7 +226,7 @@ NOT_RUN = {"verdict": "NOT_RUN", "correctness": None, "performance": None}
 
 def planted_region(student: str, folder: str, file: str, planted: Planted) -> str:
     if planted.hand_written:
-        path = REGIONS / student / (folder + Path(file).suffix)
+        path = REGIONS / (planted.author or student) / (folder + Path(file).suffix)
         if not path.is_file():
             raise SystemExit(f"error: {path} is missing (planted bug of {student} in {folder})")
         return path.read_text(encoding="utf-8")
@@ -252,9 +257,9 @@ def student_file(name: str, student: Student, folder: str, file: str) -> str | N
     return text
 
 
-def example_expected(labs, points: Points) -> dict:
+def students_expected(labs, points: Points, roster: dict[str, Student]) -> dict:
     table = {}
-    for name, student in CLASS.items():
+    for name, student in roster.items():
         row = {}
         for folder, _ in labs:
             if folder in student.missing:
@@ -286,17 +291,76 @@ def example_expected(labs, points: Points) -> dict:
     return table
 
 
-def build_example(labs) -> tuple[dict[str, str | Link], dict]:
-    files: dict[str, str | Link] = {}
-    for name, student in CLASS.items():
+def students_files(labs, roster: dict[str, Student]) -> dict[str, str]:
+    files = {}
+    for name, student in roster.items():
         for folder, file in labs:
             text = student_file(name, student, folder, file)
             if text is not None:
                 files[f"{name}/{'labs/' if student.layout == 'labs' else ''}{folder}/{file}"] = text
         for relative, text in student.extra_files.items():
             files[f"{name}/{relative}"] = text
-    return files, {"class": "example", "labs": [folder for folder, _ in labs],
-                   "students": example_expected(labs, Points())}
+    return files
+
+
+def build_example(labs) -> tuple[dict[str, str | Link], dict]:
+    return students_files(labs, CLASS), {"class": "example", "labs": [folder for folder, _ in labs],
+                                         "students": students_expected(labs, Points(), CLASS)}
+
+
+# ---------------------------------------------------------------------------------------------
+# The synthetic class (examples/synthetic_class.py decides who gets what)
+
+TYPO = Planted("COMPILE_ERROR", "a typo: the region's first `num_items` spelled `num_itmes` (an undeclared name)",
+               edits=((r"\A((?s:.*?))\bnum_items\b", r"\1num_itmes"),))
+
+
+def synthetic_planted(folder: str, recipe) -> Planted:
+    """The Planted of a synthetic student's lab: an example student's bug applied to this lab, the
+    previous lab's kernel, or the typo."""
+    if recipe.source == "previous":
+        before = synthetic_class.SLOW_FROM[folder]
+        return Planted("PASSED", f"the previous lab's kernel ({before})", from_lab=before, slow=True)
+    if recipe.source == "typo":
+        return TYPO
+    author, lab = recipe.source.split("/")
+    planted = CLASS[author].planted[lab]
+    return replace(planted, author=author if planted.hand_written else None,
+                   why=f"{author}'s {lab[:2]}: {planted.why}")
+
+
+def synthetic_roster(labs, count: int, seed: int) -> tuple[dict[str, Student], dict[str, dict[str, str]]]:
+    """The synthetic students as Students, and each one's kind per lab."""
+    roster, kinds = {}, {}
+    for planned in synthetic_class.plan(count, seed, [folder for folder, _ in labs]):
+        student = Student(planned.about(), layout=planned.layout)
+        for folder, recipe in planned.labs.items():
+            if recipe.source == "skeleton":
+                student.skeleton += (folder,)
+            elif recipe.source != "reference":
+                student.planted[folder] = synthetic_planted(folder, recipe)
+        roster[planned.name] = student
+        kinds[planned.name] = {folder: recipe.kind for folder, recipe in planned.labs.items()}
+    return roster, kinds
+
+
+def kind_counts(expected: dict) -> dict[str, int]:
+    """How many labs of a synthetic class are of each kind (reference, slow, ...)."""
+    counts: dict[str, int] = {}
+    for row in expected["students"].values():
+        for entry in row.values():
+            counts[entry["kind"]] = counts.get(entry["kind"], 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
+
+def build_synthetic(labs, count: int, seed: int) -> tuple[dict[str, str | Link], dict]:
+    roster, kinds = synthetic_roster(labs, count, seed)
+    expected = students_expected(labs, Points(), roster)
+    for name, row in expected.items():
+        for folder, entry in row.items():
+            entry["kind"] = kinds[name][folder]
+    return students_files(labs, roster), {"class": "synthetic", "seed": seed, "labs": [folder for folder, _ in labs],
+                                          "students": expected}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,9 +460,10 @@ def build_attacks(labs) -> tuple[dict[str, str | Link], dict]:
 # Building and writing
 
 
-def build_class(kind: str) -> tuple[dict[str, str | Link], dict]:
+def build_class(kind: str, students: int = synthetic_class.DEFAULT_STUDENTS,
+                seed: int = synthetic_class.DEFAULT_SEED) -> tuple[dict[str, str | Link], dict]:
     """Every entry of the class folder (relative path -> text or Link) and the expected
-    verdicts, without writing anything."""
+    verdicts, without writing anything. `students` and `seed` make the synthetic class."""
     labs = course_labs()
     if not labs:
         raise SystemExit("error: no lab has both a skeleton and a solution")
@@ -406,12 +471,14 @@ def build_class(kind: str) -> tuple[dict[str, str | Link], dict]:
         return build_example(labs)
     if kind == "attacks":
         return build_attacks(labs)
+    if kind == "synthetic":
+        return build_synthetic(labs, students, seed)
     raise SystemExit(f"error: no class '{kind}' (choose from {', '.join(CLASSES)})")
 
 
-def expected_verdicts(kind: str) -> dict:
+def expected_verdicts(kind: str, **synthetic) -> dict:
     """The class's expected_verdicts.json, as write_class writes it."""
-    return build_class(kind)[1]
+    return build_class(kind, **synthetic)[1]
 
 
 def _holds_a_file(folder: Path) -> bool:
@@ -438,14 +505,14 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def write_class(kind: str, out: Path) -> dict:
+def write_class(kind: str, out: Path, **synthetic) -> dict:
     """Makes `out` hold exactly the class and its expected_verdicts.json; returns that.
 
     Files already as they should be are left alone (same text, same time stamp), so a build that
     compiles some of them does not redo it after every writing; everything else is rewritten,
     and whatever the class no longer has is removed."""
     out = Path(out)
-    files, expected = build_class(kind)
+    files, expected = build_class(kind, **synthetic)
     files = {**files, EXPECTED_FILE: json.dumps(expected, indent=1, ensure_ascii=False) + "\n"}
     _check_out(out)
     wanted_dirs = {parent for relative in files for parent in Path(relative).parents if parent != Path(".")}
@@ -562,7 +629,9 @@ def nvcc_command(build: Path | None) -> list[str]:
 def compile_check(out: Path, expected: dict, build: Path | None) -> int:
     """Compiles every regular lab file of the class at `out`; each must compile unless all its
     accepted verdicts are COMPILE_ERROR. Prints a line per file; returns the number of surprises.
-    The compiler's output is shown only for a surprise (an expected failure may quote /etc/passwd)."""
+    The compiler's output is shown only for a surprise (an expected failure may quote /etc/passwd).
+    A text compiled once is not compiled again (the synthetic class hands in the same reference
+    file many times), unless it includes by a quoted path, which depends on where it lies."""
     command = nvcc_command(build)
     lab_files = dict(course_labs())
     jobs = []
@@ -577,23 +646,31 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
                     jobs.append((student, folder, source, must_fail))
                     break
 
-    def run(job):
-        student, folder, source, must_fail = job
-        with tempfile.TemporaryDirectory() as scratch:
-            result = subprocess.run([*command, str(source), "-o", str(Path(scratch) / "module.so")],
-                                    capture_output=True, text=True, errors="replace", cwd=source.parent)
-        return job, result
+    def key(source: Path) -> str:
+        text = source.read_text(encoding="utf-8", errors="replace")
+        return text + ("\0" + str(source) if '#include "' in text else "")
 
-    surprises = 0
+    def compile_once(source: Path):
+        with tempfile.TemporaryDirectory() as scratch:
+            return subprocess.run([*command, str(source), "-o", str(Path(scratch) / "module.so")],
+                                  capture_output=True, text=True, errors="replace", cwd=source.parent)
+
+    firsts = {}
+    for job in jobs:
+        firsts.setdefault(key(job[2]), job[2])
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for (student, folder, source, must_fail), result in pool.map(run, jobs):
-            failed = result.returncode != 0
-            ok = failed == must_fail
-            surprises += not ok
-            print(f"{'ok  ' if ok else 'FAIL'} {student}/{folder}: {'compile error' if failed else 'compiles'}"
-                  f"{'' if ok else ' (expected ' + ('a compile error' if must_fail else 'to compile') + ')'}")
-            if not ok and failed:
-                print("\n".join("    " + line for line in (result.stdout + result.stderr).splitlines()[-30:]))
+        results = dict(zip(firsts, pool.map(compile_once, firsts.values())))
+    print(f"compile check: {len(firsts)} distinct lab files of {len(jobs)}")
+    surprises = 0
+    for student, folder, source, must_fail in jobs:
+        result = results[key(source)]
+        failed = result.returncode != 0
+        ok = failed == must_fail
+        surprises += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {student}/{folder}: {'compile error' if failed else 'compiles'}"
+              f"{'' if ok else ' (expected ' + ('a compile error' if must_fail else 'to compile') + ')'}")
+        if not ok and failed:
+            print("\n".join("    " + line for line in (result.stdout + result.stderr).splitlines()[-30:]))
     print(f"compile check: {len(jobs) - surprises} of {len(jobs)} lab files as expected")
     return surprises
 
@@ -608,19 +685,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", action="store_true", help="rewrite the verdict tables in the READMEs")
     parser.add_argument("--compile-check", nargs="?", const="", metavar="BUILD",
                         help="compile every lab file of the written class (BUILD/reduction_labs.json's nvcc line)")
+    parser.add_argument("--students", type=int, help=f"synthetic class: how many students "
+                        f"(default {synthetic_class.DEFAULT_STUDENTS})")
+    parser.add_argument("--seed", type=int, help=f"synthetic class: the seed that mixes the recipes "
+                        f"(default {synthetic_class.DEFAULT_SEED})")
     args = parser.parse_args(argv)
     if not args.readme and not args.kind:
         parser.error("give --class and --out, or --readme")
     if (args.kind is None) != (args.out is None):
         parser.error("--class and --out go together")
+    synthetic = {key: value for key, value in (("students", args.students), ("seed", args.seed)) if value is not None}
+    if synthetic and args.kind != "synthetic":
+        parser.error("--students and --seed are for --class synthetic")
+    if synthetic.get("students", 1) < 1:
+        parser.error("--students must be at least 1")
     if args.readme:
         for path, text in readme_texts().items():
             path.write_text(text, encoding="utf-8")
             print(f"wrote the verdict table in {path.relative_to(REPO)}")
     if args.kind:
-        expected = write_class(args.kind, args.out)
+        expected = write_class(args.kind, args.out, **synthetic)
         print(f"wrote the {args.kind} class ({len(expected['students'])} students, labs "
               f"{', '.join(expected['labs'])}) and {EXPECTED_FILE} into {args.out}")
+        if args.kind == "synthetic":
+            print("labs by kind: " + ", ".join(f"{kind} {count}" for kind, count in kind_counts(expected).items()))
         if args.compile_check is not None:
             return 1 if compile_check(args.out, expected, Path(args.compile_check) if args.compile_check else None) else 0
     return 0
