@@ -38,14 +38,18 @@ def course_labs() -> list[Lab]:
     return labs
 
 
-def maker():
-    """examples/make_examples.py, loaded as a module (it is a script, not a package)."""
-    if "make_examples" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
+def example_script(name: str):
+    """examples/<name>.py, loaded as a module (the examples are scripts, not a package)."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
-        sys.modules["make_examples"] = module  # dataclasses look their module up
+        sys.modules[name] = module  # dataclasses look their module up
         spec.loader.exec_module(module)
-    return sys.modules["make_examples"]
+    return sys.modules[name]
+
+
+def maker():
+    return example_script("make_examples")
 
 
 def expected_class() -> dict:

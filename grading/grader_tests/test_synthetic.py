@@ -3,32 +3,20 @@ every student hands in every lab, every kind of honest variant present, and its 
 are the ones the grader gives (graded here with the simulated toolchain, checked by check_class)."""
 
 import contextlib
-import importlib.util
 import io
 import re
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-from grader_tests.helpers import GRADING, EXAMPLES, FakeToolchain, fake_manifest, maker
+from grader_tests.helpers import GRADING, FakeToolchain, example_script, fake_manifest, maker
 from grader.cli import STUDENT_NAME
 from grader.engine import Grader, Options
 from grader.policy import Policy
 from grader.submission import split_regions
 
 
-def _checker():
-    """examples/check_class.py as a module (a script, like make_examples.py)."""
-    if "check_class" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("check_class", EXAMPLES / "check_class.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["check_class"] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-    return sys.modules["check_class"]
-
-
-checker = _checker()
+checker = example_script("check_class")
 make = maker()
 KINDS = set(make.synthetic_class.WEIGHTS)
 
