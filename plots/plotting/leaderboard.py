@@ -58,7 +58,7 @@ def _draw_lab(ax, lab, entries, timed, shown):
     ratios = [ratio for _, ratio in entries]
     ax.barh(ys, ratios, color=STUDENT_COLOR, height=0.7)
     ax.axvline(1.0, color=REFERENCE_COLOR, linestyle="--", linewidth=1.2)
-    for y, (rank, ratio) in zip(ys, entries):
+    for y, (_, ratio) in zip(ys, entries):
         ax.text(ratio, y, f" {ratio:.2f}x", va="center", ha="left", fontsize=7, bbox=TEXT_BACKDROP)
     ax.set_yticks(list(ys))
     ax.set_yticklabels([f"#{rank}" for rank, _ in entries], fontsize=7)
