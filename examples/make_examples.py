@@ -117,9 +117,15 @@ CLASS = {
                                                  "  if (j < num_items) sum += partner;\n"),),
                                          hazards=("memcheck",))}),
     "dave": Student(
-        "never did lab 01 (the untouched skeleton); drops the tail in lab 06 (grid = n / 512, at least 1)",
+        "never did lab 01 (the untouched skeleton); drops the tail in lab 06 (grid = n / 512, at least 1); "
+        "never resets the ticket counter in lab 11",
         planted={"06_first_add": Planted("WRONG_ANSWER", "first failure at n = 1023: only the first 512 elements "
-                                                         "(the hint names the dropped tail)", hand_written=True)},
+                                                         "(the hint names the dropped tail)", hand_written=True),
+                 "11_single_pass": Planted("WRONG_ANSWER", "atomicAdd for atomicInc: the counter never goes back to "
+                                                           "zero, so after the first call with several blocks no block "
+                                                           "draws the last ticket and *d_out is never written",
+                                           edits=((r"atomicInc\(&g_retired_blocks<T>, gridDim\.x - 1\);[^\n]*",
+                                                   "atomicAdd(&g_retired_blocks<T>, 1u);  // dave: no wrap"),))},
         skeleton=("01_host_sum",)),
     "erin": Student(
         "the classic volatile-only last warp in lab 07 (a race on Volta and later); "

@@ -34,11 +34,12 @@ ROWS = [
     ("shared-memory bank conflicts, stores", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "", {4, 5}),
     ("barrier stall share (stall_sync then; % of warp stalls at __syncthreads)", "derived:barrier_share", "%",
      {5, 6, 7, 8, 9}),
+    ("memory-barrier stall share (% of warp stalls at __threadfence: membar)", "derived:membar_share", "%", {11}),
     ("instructions per warp (inst_per_warp)", "derived:inst_per_warp", "", None),
     ("global load efficiency (% of each fetched sector used)",
-     "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", "%", {2, 3, 6, 10}),
+     "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", "%", {2, 3, 6, 10, 11}),
     ("global load throughput (gld_throughput)", "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second", "GB/s",
-     {2, 3, 6, 10}),
+     {2, 3, 6, 10, 11}),
 ]
 STALL_REASONS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
                  "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
@@ -127,8 +128,9 @@ def kernel_values(record):
             values[metric] = value
     stalls = {r: to_number(record.get(STALL_METRIC.format(r))) for r in STALL_REASONS}
     total = sum(v for v in stalls.values() if v)
-    if total and stalls.get("barrier") is not None:
-        values["derived:barrier_share"] = 100.0 * stalls["barrier"] / total
+    for reason in ("barrier", "membar"):
+        if total and stalls.get(reason) is not None:
+            values[f"derived:{reason}_share"] = 100.0 * stalls[reason] / total
     instructions, warps = to_number(record.get(INSTRUCTIONS)), to_number(record.get(WARPS))
     if instructions is not None and warps:
         values["derived:inst_per_warp"] = instructions / warps

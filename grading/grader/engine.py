@@ -270,7 +270,7 @@ class Grader:
         self._write(json_path, record)
         total_text = (reports.format_points(record.total) if record.total is not None else "n/a (not all labs run)")
         steps = ", ".join(f"{what} {seconds:.1f} s" for what, seconds in record.step_seconds.items())
-        self.say(f"{prefix}  total {total_text} / {reports.format_points(record.max_total)}  ({steps})")
+        self.say(f"{prefix}  total {total_text} / {reports.max_total_text(record)}  ({steps})")
         return record
 
     def _lab(self, folder: str) -> Lab:

@@ -21,7 +21,8 @@ DEFAULTS: dict = {
         "scale": "reference",        # above full_credit_ratio: credit = 1/ratio ("threshold": full/ratio)
         "statistic": "median",       # over the benchmarked (type, n) rows: "median", "mean", "max"
     },
-    "labs": {"01_host_sum": {"performance": 0.0}},
+    "labs": {"01_host_sum": {"performance": 0.0}, "11_single_pass": {"bonus": True},
+             "12_any_operator": {"bonus": True}},
     "compile": {"timeout_s": 120.0, "allow_cccl": False},
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
     "pipeline": {"students": 4},
@@ -96,8 +97,10 @@ class Policy:
         if perf["statistic"] not in STATISTICS:
             raise GraderError(f"policy: performance.statistic must be one of {', '.join(STATISTICS)}")
         for key, value in self.data["labs"].items():
-            if not isinstance(value, dict) or set(value) - {"correctness", "performance"}:
-                raise GraderError(f"policy: [labs.{key}] may set only 'correctness' and 'performance'")
+            if not isinstance(value, dict) or set(value) - {"correctness", "performance", "bonus"}:
+                raise GraderError(f"policy: [labs.{key}] may set only 'correctness', 'performance' and 'bonus'")
+            if not isinstance(value.get("bonus", False), bool):
+                raise GraderError(f"policy: [labs.{key}] bonus must be true or false")
         bench = self.data["benchmark"]
         if not (isinstance(bench["samples"], int) and 5 <= bench["samples"] <= 1000 and 0 <= bench["warmup"] <= 100):
             raise GraderError("policy: benchmark.samples must be 5..1000 and benchmark.warmup 0..100")
@@ -111,14 +114,20 @@ class Policy:
             raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")
 
     def _lab_entry(self, lab: Lab) -> dict:
+        """The lab's settings from [labs.NN_name], [labs.NN] and [labs.N], merged in that order: the
+        defaults are keyed by folder, so a table keyed by number must be able to override them."""
         labs = self.data["labs"]
-        return labs.get(lab.folder) or labs.get(f"{lab.number:02d}") or labs.get(str(lab.number)) or {}
+        return {**labs.get(lab.folder, {}), **labs.get(f"{lab.number:02d}", {}), **labs.get(str(lab.number), {})}
 
     def correctness_points(self, lab: Lab) -> float:
         return float(self._lab_entry(lab).get("correctness", self.data["points"]["correctness"]))
 
     def performance_points(self, lab: Lab) -> float:
         return float(self._lab_entry(lab).get("performance", self.data["points"]["performance"]))
+
+    def is_bonus(self, lab: Lab) -> bool:
+        """A bonus lab's points count in the total but not in the maximum."""
+        return bool(self._lab_entry(lab).get("bonus", False))
 
     def performance_fraction(self, ratio: float) -> float:
         """Share of the performance points for a time of `ratio` x the reference's."""

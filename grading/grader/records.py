@@ -55,6 +55,7 @@ class LabScore:
     total: float | None = None
     max: float = 0.0
     notes: list[str] = field(default_factory=list)
+    bonus: bool = False   # a bonus lab: counted in the student's total, not in max_total
 
 
 @dataclass
@@ -104,8 +105,8 @@ class StudentRecord:
     benchmark: BenchmarkInfo = field(default_factory=BenchmarkInfo)
     labs: dict[str, LabRecord] = field(default_factory=dict)
     timings: list[dict] = field(default_factory=list)
-    total: float | None = None
-    max_total: float | None = None
+    total: float | None = None      # every lab's points, bonus labs included
+    max_total: float | None = None  # the maximum of the labs that are not bonus labs
     gpu_name: str = ""
     step_seconds: dict[str, float] = field(default_factory=dict)  # compile, test, sanitize, time
     run: str = ""                  # the grading run that made it: the workers of one --gpus run share it

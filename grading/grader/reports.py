@@ -88,14 +88,31 @@ def unsandboxed(record: StudentRecord) -> bool:
     return record.sandbox.startswith("UNSANDBOXED")
 
 
+BONUS_SUFFIX = " (bonus)"  # after a bonus lab's name in the gradebook header, Gradescope and the summary
+
+
+def bonus_folders(records: list[StudentRecord]) -> set[str]:
+    """The labs the records scored as bonus labs (the policy of their grading said so)."""
+    return {folder for record in records for folder, entry in record.labs.items() if entry.score.bonus}
+
+
+def max_total_text(record: StudentRecord) -> str:
+    """'190', or '190 + bonus (11_single_pass)' when the record has bonus labs."""
+    bonus = [folder for folder, entry in record.labs.items() if entry.score.bonus]
+    return format_points(record.max_total) + (f" + bonus ({', '.join(bonus)})" if bonus else "")
+
+
 def gradebook_csv(records: list[StudentRecord], labs: list[Lab], names: list[str]) -> str:
     """One row for every student of the class folder, in its order; blank where not graded yet. A
-    student graded without the sandbox gets a last "sandbox" column saying so (not signable)."""
+    student graded without the sandbox gets a last "sandbox" column saying so (not signable). A
+    bonus lab's column says "(bonus)" after its name; the total includes its points."""
     by_name = {record.student: record for record in records}
     flagged = any(unsandboxed(record) for record in records)
+    bonus = bonus_folders(records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *[lab.folder for lab in labs], "total"] + (["sandbox"] if flagged else []))
+    writer.writerow(["student", *[lab.folder + (BONUS_SUFFIX if lab.folder in bonus else "") for lab in labs], "total"]
+                    + (["sandbox"] if flagged else []))
     for name in names:
         record = by_name.get(name)
         cells = []
@@ -237,9 +254,10 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
     [gradescope] leaderboard) it carries the student's leaderboard_entries()."""
     tests = []
     for folder, entry in record.labs.items():
-        test = {"name": folder, "max_score": entry.score.max, "output": _lab_message(entry)}
+        name = folder + (BONUS_SUFFIX if entry.score.bonus else "")
+        test = {"name": name, "max_score": entry.score.max, "output": _lab_message(entry)}
         if entry.verdict == NOT_RUN:
-            test["name"] = f"{folder} (not run: no GPU on the grading machine)"
+            test["name"] = f"{name} (not run: no GPU on the grading machine)"
         else:
             test["status"] = "passed" if entry.verdict == PASSED else "failed"
         if entry.score.total is not None:
@@ -248,7 +266,9 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
     known = sum(t.get("score", 0.0) for t in tests)
     not_run = [folder for folder, entry in record.labs.items() if entry.verdict == NOT_RUN]
     output = [f"Total: {format_points(record.total) if record.total is not None else format_points(known) + ' (incomplete)'}"
-              f" / {format_points(record.max_total)}"]
+              f" / {max_total_text(record)}"]
+    if any(entry.score.bonus for entry in record.labs.values()):
+        output.append("Bonus labs' points are in the total but not in the maximum: they come on top.")
     if not_run:
         output.append(f"Not run (no GPU on the grading machine): {', '.join(not_run)}. These labs are not graded yet.")
     if unsandboxed(record):
@@ -267,7 +287,9 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
 
 def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
     name_width = max([len("student")] + [len(r.student) for r in records])
-    header = f"{'student':<{name_width}}  " + " ".join(f"{lab.folder[:2]:>3}" for lab in labs) + "   total"
+    bonus = bonus_folders(records)
+    header = f"{'student':<{name_width}}  " + " ".join(
+        f"{lab.folder[:2] + ('+' if lab.folder in bonus else ''):>3}" for lab in labs) + "   total"
     lines = [header, "-" * len(header)]
     for record in records:
         cells = []
@@ -287,6 +309,8 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
         lines.append(f"{record.student:<{name_width}}  " + " ".join(cells) + f"   {total_text}")
     lines.append("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing, "
                  "N not run (no GPU); ! sanitizer finding; ? a time below the read roof (no performance points)")
+    if bonus:
+        lines.append("NN+ a bonus lab: its points are in the total, not in the maximum after the slash")
     return "\n".join(lines)
 
 

@@ -6,6 +6,8 @@
 - NOT_RUN (no GPU here) scores nothing either way: its points are None, shown blank, not 0.
 - Performance is None ("not measured") when the benchmark did not run at all (--no-bench, no
   GPU); 0 when it ran and the lab has no usable timing (wrong result in the benchmark, crash).
+- A bonus lab (policy: `bonus = true` in its [labs.NN_name]) is scored the same way, but the
+  student's maximum leaves it out: its points come on top.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ def score_lab(lab: Lab, policy: Policy, verdict: str, hazards: dict[str, int], r
     """The lab's points."""
     correctness_max = policy.correctness_points(lab)
     performance_max = policy.performance_points(lab)
-    notes = []
+    bonus = policy.is_bonus(lab)
+    notes = ["bonus lab: its points come on top of the maximum"] if bonus else []
     if verdict == NOT_RUN:
         return LabScore(None, correctness_max, None, performance_max, None, correctness_max + performance_max,
-                        ["not run: no GPU on this machine"])
+                        notes + ["not run: no GPU on this machine"], bonus)
 
     correctness = 0.0
     if verdict == PASSED:
@@ -59,12 +62,13 @@ def score_lab(lab: Lab, policy: Policy, verdict: str, hazards: dict[str, int], r
     counted_max = correctness_max + (performance_max if performance is not None else 0.0)
     total = correctness + (performance or 0.0)
     return LabScore(_round(correctness), correctness_max, _round(performance), performance_max, _round(total),
-                    counted_max, notes)
+                    counted_max, notes, bonus)
 
 
 def student_total(lab_scores: list[LabScore]) -> tuple[float | None, float]:
-    """(total, max) over the labs; total is None when a lab could not be run (no GPU)."""
-    maximum = sum(score.max for score in lab_scores)
+    """(total, max) over the labs; total is None when a lab could not be run (no GPU). The total
+    includes the bonus labs' points; the maximum leaves them out."""
+    maximum = sum(score.max for score in lab_scores if not score.bonus)
     if any(score.total is None for score in lab_scores):
         return None, maximum
     return round(sum(score.total for score in lab_scores), 2), maximum

@@ -15,6 +15,8 @@ from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_ma
 from grader import cli
 from grader.engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from grader.policy import Policy
+from grader.records import StudentRecord
+from grader.reports import summary_table
 
 CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed
 SUBMISSIONS = write_example_class(Path(CLASS_DIR.name) / "example")
@@ -108,7 +110,11 @@ class TestExampleClass(GradingCase):
 
     def test_scores_follow_the_policy(self):
         alice = self.record("alice")
-        self.assertEqual(alice["total"], alice["max_total"])
+        bonus = sum(lab["score"]["max"] for lab in alice["labs"].values() if lab["score"]["bonus"])
+        self.assertEqual(bonus, 20.0, "lab 11 is a bonus lab by default")
+        self.assertEqual(alice["total"], alice["max_total"] + bonus)
+        self.assertEqual(alice["max_total"], 190.0)
+        self.assertEqual(self.record("dave")["labs"]["11_single_pass"]["score"]["total"], 0.0)
         erin = self.record("erin")["labs"]["07_last_warp"]
         self.assertEqual(erin["sanitizer"]["hazards"], {"racecheck": 2})
         self.assertEqual((erin["score"]["correctness"], erin["score"]["performance"]), (5.0, 10.0))
@@ -134,16 +140,24 @@ class TestExampleClass(GradingCase):
         self.assertNotIn("06_first_add", dave_bench[2])
         self.assertNotIn("01_host_sum", dave_bench[2])
 
+    def test_the_summary_table_marks_bonus_labs(self):
+        records = [StudentRecord.from_json(self.record(name)) for name, _ in students()]
+        text = summary_table(records, self.manifest.labs)
+        self.assertIn(" 11+", text.splitlines()[0])
+        self.assertIn("210/190", text.splitlines()[2])  # alice: lab 11's points on top of the 190
+        self.assertIn("NN+ a bonus lab", text)
+
     def test_progress_lines_and_summary(self):
         self.assertIn("[student 3/6] carol  lab 05_sequential  TIMEOUT", "\n".join(self.log_lines))
 
     def test_gradebook_has_a_column_per_lab_and_a_total(self):
         with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
-        self.assertEqual(rows[0], ["student", *[lab.folder for lab in self.manifest.labs], "total"])
+        self.assertEqual(rows[0], ["student", *[lab.folder + (" (bonus)" if lab.folder == "11_single_pass" else "")
+                                                for lab in self.manifest.labs], "total"])
         self.assertEqual([row[0] for row in rows[1:]], [name for name, _ in students()])
         alice = rows[1]
-        self.assertEqual(alice[-1], str(int(self.record("alice")["max_total"])))
+        self.assertEqual(alice[-1], str(int(self.record("alice")["total"])))
         frank = dict(zip(rows[0], rows[-1]))
         self.assertEqual((frank["03_shared_atomic"], frank["10_two_step"]), ("0", "0"))
 
@@ -176,6 +190,8 @@ class TestExampleClass(GradingCase):
             self.assertEqual(data["score"], self.record(student)["total"])
             for test in data["tests"]:
                 self.assertTrue({"name", "score", "max_score", "output", "status"} <= set(test))
+            self.assertIn("11_single_pass (bonus)", [test["name"] for test in data["tests"]])
+            self.assertIn("/ 190 + bonus (11_single_pass)", data["output"])
 
     def test_every_record_is_signed_and_names_the_seed_and_the_sandbox(self):
         for student, _ in students():

@@ -4,9 +4,9 @@ import unittest
 import profile_lab
 
 NCU_CSV = '''==PROF== Connected to process 1234
-"ID","Kernel Name","gpu__time_duration.sum","dram__bytes_read.sum","dram__bytes_read.sum.per_second","smsp__inst_executed.sum","smsp__warps_launched.sum","smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
-"","","ns","MB","B/s","inst","warp","",""
-"0","reduce_sequential<float>","79,968","67.11","839,254,101,641","7,012,352","65,536","1.5","4.5"
+"ID","Kernel Name","gpu__time_duration.sum","dram__bytes_read.sum","dram__bytes_read.sum.per_second","smsp__inst_executed.sum","smsp__warps_launched.sum","smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"
+"","","ns","MB","B/s","inst","warp","","",""
+"0","reduce_sequential<float>","79,968","67.11","839,254,101,641","7,012,352","65,536","1.5","4.5","0.0"
 '''
 
 
@@ -23,6 +23,14 @@ class ParsesNcuCsv(unittest.TestCase):
         self.assertAlmostEqual(values["dram__bytes_read.sum.per_second"], 839.254101641)
         self.assertAlmostEqual(values["derived:inst_per_warp"], 107.0)
         self.assertAlmostEqual(values["derived:barrier_share"], 25.0)
+        self.assertAlmostEqual(values["derived:membar_share"], 0.0)  # lab 11's row: present, and zero here
+
+    def test_lab_11_shows_the_fence_and_the_load_rows(self):
+        rows = {metric for _, metric, _, labs in profile_lab.ROWS if labs is None or 11 in labs}
+        self.assertIn("derived:membar_share", rows)
+        self.assertIn("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", rows)
+        self.assertNotIn("derived:membar_share",
+                         {metric for _, metric, _, labs in profile_lab.ROWS if labs is None or 10 in labs})
 
 
 class ConvertsUnits(unittest.TestCase):

@@ -1,5 +1,5 @@
 """The policy file and the points: the performance curve, no performance without correctness,
-sanitizer penalties, NOT_RUN as blank."""
+sanitizer penalties, NOT_RUN as blank, bonus labs on top of the maximum."""
 
 import tempfile
 import unittest
@@ -12,6 +12,8 @@ from grader.scoring import score_lab, student_total
 
 LAB01 = Lab("01_host_sum", "host_sum.cpp", "lab01_host_sum")
 LAB05 = Lab("05_sequential", "sequential.cu", "lab05_sequential")
+LAB11 = Lab("11_single_pass", "single_pass.cu", "lab11_single_pass")
+LAB12 = Lab("12_any_operator", "any_operator.cu", "lab12_any_operator")
 
 
 def load(text: str) -> Policy:
@@ -127,6 +129,61 @@ class TestLabScore(unittest.TestCase):
         scores = [self.score("PASSED", ratio=1.0), self.score("NOT_RUN")]
         self.assertEqual(student_total(scores), (None, 40.0))
         self.assertEqual(student_total(scores[:1]), (20.0, 20.0))
+
+
+class TestBonusLabs(unittest.TestCase):
+    """Labs 11 and 12 are bonus labs by default: scored like any lab, left out of the maximum."""
+
+    def setUp(self):
+        self.policy = Policy.load(None)
+
+    def scores(self, policy, verdicts):
+        return [score_lab(lab, policy, verdict, {}, 1.0, True) for lab, verdict in verdicts]
+
+    def test_labs_11_and_12_are_bonus_labs_by_default(self):
+        self.assertEqual([self.policy.is_bonus(lab) for lab in (LAB01, LAB05, LAB11, LAB12)],
+                         [False, False, True, True])
+        self.assertTrue(Policy.load(GRADING / "policy.toml").is_bonus(LAB11))
+
+    def test_a_bonus_lab_is_scored_like_any_lab_and_says_so(self):
+        score = score_lab(LAB11, self.policy, "PASSED", {}, 1.0, True)
+        self.assertEqual((score.correctness, score.performance, score.total, score.max, score.bonus),
+                         (10.0, 10.0, 20.0, 20.0, True))
+        self.assertTrue(any("bonus" in note for note in score.notes))
+        self.assertFalse(score_lab(LAB05, self.policy, "PASSED", {}, 1.0, True).bonus)
+
+    def test_the_total_includes_bonus_points_and_the_maximum_leaves_them_out(self):
+        scores = self.scores(self.policy, [(LAB01, "PASSED"), (LAB05, "PASSED"), (LAB11, "PASSED"), (LAB12, "PASSED")])
+        self.assertEqual(student_total(scores), (70.0, 30.0))
+
+    def test_a_missed_bonus_lab_costs_nothing(self):
+        scores = self.scores(self.policy, [(LAB05, "PASSED"), (LAB11, "MISSING"), (LAB12, "WRONG_ANSWER")])
+        self.assertEqual(student_total(scores), (20.0, 20.0))
+
+    def test_a_bonus_lab_not_run_leaves_the_total_blank_as_any_lab(self):
+        scores = self.scores(self.policy, [(LAB05, "PASSED"), (LAB11, "NOT_RUN")])
+        self.assertEqual(student_total(scores), (None, 20.0))
+        self.assertTrue(scores[1].bonus)
+
+    def test_bonus_is_configurable_by_folder_or_number(self):
+        for text in ("[labs.11_single_pass]\nbonus = false\n", "[labs.11]\nbonus = false\n"):
+            policy = load(text)
+            self.assertFalse(policy.is_bonus(LAB11), text)
+            self.assertTrue(policy.is_bonus(LAB12), text)  # the other default survives
+            scores = self.scores(policy, [(LAB05, "PASSED"), (LAB11, "PASSED")])
+            self.assertEqual(student_total(scores), (40.0, 40.0), text)
+        self.assertTrue(load("[labs.05]\nbonus = true\n").is_bonus(LAB05))
+
+    def test_points_and_bonus_mix_in_one_table(self):
+        policy = load("[labs.11_single_pass]\ncorrectness = 5.0\n")
+        self.assertTrue(policy.is_bonus(LAB11))
+        self.assertEqual(policy.correctness_points(LAB11), 5.0)
+
+    def test_bonus_must_be_a_boolean(self):
+        with self.assertRaises(GraderError):
+            load('[labs.11_single_pass]\nbonus = "yes"\n')
+        with self.assertRaises(GraderError):
+            load("[labs.11_single_pass]\nbonsu = true\n")
 
 
 if __name__ == "__main__":

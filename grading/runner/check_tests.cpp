@@ -89,7 +89,7 @@ std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const
     if (!parse_bits_hex(text, b)) return Failure{c.id, describe(plan.lab, c.input), "", "", "malformed value"};
     bits.push_back(b);
   }
-  const std::size_t want = c.kind == CaseKind::twice ? 2 : static_cast<std::size_t>(c.calls);
+  const std::size_t want = c.kind == CaseKind::twice ? 2 : static_cast<std::size_t>(c.calls);  // sum, chain: calls
   if (bits.size() != want)
     return Failure{c.id, describe(plan.lab, c.input), std::to_string(want) + " values", std::to_string(bits.size()),
                    "the runner reported another number of calls"};
@@ -104,6 +104,23 @@ std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const
                   ? " (the second call on the same input)"
                   : " (called right after a call on n = " + std::to_string(c.input.n) + ")";
     return f;
+  }
+  if (c.kind == CaseKind::chain) {
+    for (std::size_t k = 0; k < bits.size(); ++k) {
+      const InputSpec& spec = k % 2 == 0 ? c.input : *c.second;
+      const Expectation& ek = known.at(input_key(spec));
+      if (right_value(type, ek, bits[k], reference, spec.n, false)) continue;
+      Failure f = explain(plan.lab, spec, ek, bits[k], reference,
+                          k ? std::optional<std::uint32_t>(bits[k - 1]) : std::nullopt, false, detailed);
+      f.what += ", call " + std::to_string(k + 1) + " of " + std::to_string(bits.size()) +
+                " back to back on one stream, no host synchronization between them";
+      if (k > 0)
+        f.hint = "the first call was right and a later one was not: state the kernel keeps for the next call "
+                 "(a ticket counter) is not ready when the kernel ends (reset from the host, or not reset). " +
+                 f.hint;
+      return f;
+    }
+    return std::nullopt;
   }
   for (std::size_t k = 0; k < bits.size(); ++k) {
     if (!right_value(type, e, bits[k], reference, c.input.n, c.naive_loop)) {

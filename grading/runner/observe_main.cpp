@@ -79,11 +79,19 @@ void observe(const testing::LabRunner& runner, const TestCase& c) {
       values.push_back(bits_of(run.value));
       digest = hex64(run.input_digest);
     }
-  } else {
+  } else if (c.kind == CaseKind::twice) {
     const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
     const auto [a, b] = runner.run_twice<T>(input, second, c.id);
     if (a.not_implemented || b.not_implemented) status = "not_implemented", message = a.message;
     values = {bits_of(a.value), bits_of(b.value)};
+  } else {  // chain: input, second, input, ... back to back
+    const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
+    std::vector<std::vector<T>> inputs;
+    for (int call = 0; call < c.calls; ++call) inputs.push_back(call % 2 == 0 ? input : second);
+    for (const auto& run : runner.run_chain<T>(inputs, c.id)) {
+      if (run.not_implemented) status = "not_implemented", message = run.message;
+      values.push_back(bits_of(run.value));
+    }
   }
   emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
 }

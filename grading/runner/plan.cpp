@@ -20,6 +20,7 @@ using testing::kUnalignedSizes;
 constexpr const char* kTestPlanHeader = "reduction-test-plan";
 constexpr const char* kTimingPlanHeader = "reduction-timing-plan";
 constexpr int kPlanVersion = 1;
+constexpr int kChainCalls = 6;  // a chain case's calls: input, second, input, ...
 
 // "key=value" tokens of one line, after the first word.
 struct Fields {
@@ -97,6 +98,21 @@ class PlanBuilder {
 
 std::string to_string(Type type) { return type == Type::int32 ? "int" : "float"; }
 
+std::string to_string(CaseKind kind) {
+  switch (kind) {
+    case CaseKind::sum: return "sum";
+    case CaseKind::twice: return "twice";
+    case CaseKind::chain: return "chain";
+  }
+  throw std::invalid_argument("unknown case kind");
+}
+
+CaseKind parse_case_kind(const std::string& text) {
+  for (CaseKind kind : {CaseKind::sum, CaseKind::twice, CaseKind::chain})
+    if (to_string(kind) == text) return kind;
+  throw std::invalid_argument("unknown case kind '" + text + "'");
+}
+
 Type parse_type(const std::string& text) {
   if (text == "int") return Type::int32;
   if (text == "float") return Type::float32;
@@ -107,7 +123,7 @@ TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t se
                         bool float_deterministic) {
   TestPlan plan{lab, on_device, seed, {}};
   PlanBuilder add(plan);
-  const bool lab01 = lab.rfind("01_", 0) == 0, lab10 = lab.rfind("10_", 0) == 0;
+  const bool lab01 = lab.rfind("01_", 0) == 0, lab10 = lab.rfind("10_", 0) == 0, lab11 = lab.rfind("11_", 0) == 0;
   for (Type type : {Type::int32, Type::float32}) {
     add.add(CaseKind::sum, type, 0, Pattern::all_ones);  // the identity, and d_out must be written
     for (std::size_t n : kSizes) {
@@ -125,10 +141,17 @@ TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t se
       for (Pattern pattern : {Pattern::uniform_positive, Pattern::mixed_sign})
         add.add(CaseKind::sum, Type::float32, n, pattern).calls = kDeterminismCalls;
   }
-  if (lab10) {
+  if (lab10 || lab11) {
     for (Type type : {Type::int32, Type::float32})
       for (std::size_t n : kUnalignedSizes)
         for (std::size_t offset : kUnalignedOffsets) add.add(CaseKind::sum, type, n, Pattern::mixed_sign).offset = offset;
+  }
+  if (lab11 && on_device) {  // two grids of different sizes, alternating, no host sync between the calls
+    for (Type type : {Type::int32, Type::float32}) {
+      TestCase& chain = add.add(CaseKind::chain, type, 1000003, Pattern::mixed_sign);
+      chain.second = InputSpec{type, 65537, Pattern::uniform_positive, case_seed(seed, 200000 + plan.cases.size())};
+      chain.calls = kChainCalls;
+    }
   }
   if (large) {
     add.add(CaseKind::sum, Type::int32, kLargeSize, Pattern::small_integers);
@@ -156,7 +179,7 @@ std::string write_test_plan(const TestPlan& plan) {
   out << kTestPlanHeader << " v=" << kPlanVersion << " lab=" << plan.lab << " where="
       << (plan.on_device ? "device" : "host") << " seed=" << plan.seed << "\n";
   for (const auto& c : plan.cases) {
-    out << "case id=" << c.id << " kind=" << (c.kind == CaseKind::sum ? "sum" : "twice") << input_fields(c.input, "")
+    out << "case id=" << c.id << " kind=" << to_string(c.kind) << input_fields(c.input, "")
         << " calls=" << c.calls << " offset=" << c.offset << " naive_loop=" << (c.naive_loop ? 1 : 0);
     if (c.second) out << input_fields(*c.second, "2");
     out << "\n";
@@ -182,12 +205,12 @@ TestPlan read_test_plan(const std::string& text) {
     } else if (word == "case" && header) {
       TestCase c;
       c.id = f.get("id");
-      c.kind = f.get("kind") == "twice" ? CaseKind::twice : CaseKind::sum;
+      c.kind = parse_case_kind(f.get("kind"));
       c.input = read_input(f, "");
       c.calls = std::stoi(f.get("calls"));
       c.offset = static_cast<std::size_t>(to_u64(f.get("offset")));
       c.naive_loop = f.get("naive_loop") == "1";
-      if (c.kind == CaseKind::twice) c.second = read_input(f, "2");
+      if (c.kind != CaseKind::sum) c.second = read_input(f, "2");
       if (c.calls < 1 || c.calls > 100) throw std::invalid_argument("case " + c.id + ": calls out of range");
       plan.cases.push_back(c);
     } else {

@@ -35,7 +35,12 @@ struct InputSpec {
 //         `offset` elements past a 16-byte aligned allocation.
 //  twice: a call on `input`, then a call on `second` with the same output and scratch, the output
 //         still holding the first result (a stale accumulator shows).
-enum class CaseKind { sum, twice };
+//  chain: `calls` calls back to back on one stream with no host synchronization between them,
+//         alternating `input` and `second`, each into its own output (lab 11: state a kernel keeps
+//         for the next call must be ready when the kernel ends, not when the host looks).
+enum class CaseKind { sum, twice, chain };
+std::string to_string(CaseKind kind);
+CaseKind parse_case_kind(const std::string& text);  // throws std::invalid_argument
 struct TestCase {
   std::string id;  // "c017"
   CaseKind kind = CaseKind::sum;
@@ -54,8 +59,8 @@ struct TestPlan {
 };
 
 // The cases for a lab: every size x pattern x type, the contract cases, and the lab's own
-// (repeat calls for a lab whose reference is float-deterministic, unaligned d_in for lab 10, the
-// float loop for lab 01). `large` adds the n > 2^31 cases.
+// (repeat calls for a lab whose reference is float-deterministic, unaligned d_in for labs 10 and
+// 11, calls back to back for lab 11, the float loop for lab 01). `large` adds the n > 2^31 cases.
 TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t seed, bool large,
                         bool float_deterministic);
 // A plan of the given cases only ("int mixed_sign 2049" each), for sanitizer runs.

@@ -85,6 +85,21 @@ TEST(Plans, LabsGetTheirOwnCases) {
   EXPECT_EQ(count(lab10, [](const TestCase& c) { return c.offset > 0; }), 48);
   EXPECT_EQ(count(lab10, [](const TestCase& c) { return c.calls > 1; }), 4);
   EXPECT_EQ(count(make_test_plan("04_interleaved", true, 7, true, false), [](const TestCase& c) { return c.input.n > (1ull << 31); }), 2);
+  const TestPlan lab11 = make_test_plan("11_single_pass", true, 7, false, true);
+  EXPECT_EQ(count(lab11, [](const TestCase& c) { return c.offset > 0; }), 48);
+  const auto chain = [](const TestCase& c) { return c.kind == CaseKind::chain; };
+  ASSERT_EQ(count(lab11, chain), 2);  // int and float
+  for (const auto& c : lab11.cases) {
+    if (!chain(c)) continue;
+    EXPECT_GE(c.calls, 4);
+    ASSERT_TRUE(c.second.has_value());
+    EXPECT_NE(c.second->n, c.input.n) << "two grid sizes, so a counter left over from one launch shows in the next";
+  }
+  EXPECT_EQ(count(lab10, chain), 0);
+  EXPECT_EQ(count(make_test_plan("11_single_pass", false, 7, false, true), chain), 0);  // no stream on the host
+  const TestPlan back = read_test_plan(write_test_plan(lab11));
+  EXPECT_EQ(write_test_plan(back), write_test_plan(lab11));
+  EXPECT_EQ(count(back, chain), 2);
 }
 
 TEST(Plans, APlanThatIsNotOneIsRefused) {
@@ -93,6 +108,40 @@ TEST(Plans, APlanThatIsNotOneIsRefused) {
                               "pattern=all_ones seed=1 calls=1 offset=0 naive_loop=0\n"), std::invalid_argument);
   EXPECT_THROW(read_timing_plan("reduction-timing-plan v=1 seed=1 buffers=0 canaries=4 warmup=1 samples=5 "
                                 "call_timeout_s=1\n"), std::invalid_argument);
+  EXPECT_THROW(read_test_plan("reduction-test-plan v=1 lab=x where=host seed=1\ncase id=c1 kind=thrice type=int n=1 "
+                              "pattern=all_ones seed=1 calls=1 offset=0 naive_loop=0\n"), std::invalid_argument);
+}
+
+// A chain case (lab 11): calls back to back alternating two inputs, each value judged against its
+// own input; a later call gone wrong is named with its place in the chain.
+TEST(ChainChecker, EachCallOfAChainIsJudgedAgainstItsOwnInput) {
+  TestPlan plan{"11_single_pass", true, 5, {}};
+  TestCase c;
+  c.id = "c001";
+  c.kind = CaseKind::chain;
+  c.input = {Type::int32, 1000, Pattern::mixed_sign, 11};
+  c.second = InputSpec{Type::int32, 77, Pattern::uniform_positive, 12};
+  c.calls = 4;
+  plan.cases.push_back(c);
+  Expectations known;
+  add_expectations(plan, known);
+  const LabModule reference = LabModule::load(REDUCTION_LAB01_MODULE);  // int only: no float depth asked
+  const std::int32_t a = known.at(input_key(c.input)).int_sum, b = known.at(input_key(*c.second)).int_sum;
+  const auto observed = [&](std::vector<std::int32_t> values) {
+    std::string list;
+    for (std::int32_t v : values) list += (list.empty() ? "\"" : ",\"") + bits_hex(static_cast<std::uint32_t>(v)) + "\"";
+    return "{\"v\":1,\"event\":\"start\",\"case\":\"c001\"}\n{\"v\":1,\"event\":\"observed\",\"case\":\"c001\","
+           "\"status\":\"ok\",\"digest\":\"\",\"values\":[" + list + "]}\n{\"v\":1,\"event\":\"end\"}\n";
+  };
+  const std::string good = check_tests(plan, reference, known, observed({a, b, a, b}));
+  EXPECT_NE(good.find("\"correct\":1,\"wrong\":0"), std::string::npos) << good;
+  const std::string swapped = check_tests(plan, reference, known, observed({a, a, b, b}));
+  EXPECT_NE(swapped.find("\"wrong\":1"), std::string::npos) << swapped;
+  const std::string stale = check_tests(plan, reference, known, observed({a, b, a + 3, b}));
+  EXPECT_NE(stale.find("call 3 of 4 back to back"), std::string::npos) << stale;
+  EXPECT_NE(stale.find("the first call was right"), std::string::npos) << stale;
+  const std::string short_chain = check_tests(plan, reference, known, observed({a, b}));
+  EXPECT_NE(short_chain.find("\"wrong\":1"), std::string::npos) << short_chain;
 }
 
 // An int-only plan of a host lab, its observations as an honest runner would print them.

@@ -7,9 +7,12 @@
 #include <reduction/lab.hpp>
 #include <reduction/watchdog.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
 
 namespace reduction::testing {
 namespace {
@@ -94,6 +97,94 @@ LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::opti
   return run;
 }
 
+// Calls back to back on one stream (see LabRunner::run_chain): the host waits only after the last.
+template <typename T>
+std::vector<LabRun<T>> device_chain(const LabModule& lab, const std::vector<std::vector<T>>& inputs,
+                                    const std::string& what, const RunnerOptions& options) {
+  std::size_t largest = 0;
+  for (const auto& input : inputs) largest = std::max(largest, input.size());
+  DeviceBuffer<T> outputs(inputs.size());
+  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(largest));
+  std::vector<DeviceBuffer<T>> device_inputs;  // allocated last, as in DeviceCase
+  for (const auto& input : inputs) {
+    device_inputs.emplace_back(input.size());
+    device_inputs.back().upload(input);
+  }
+  outputs.upload(std::vector<T>(inputs.size(), sentinel<T>()));
+  REDUCTION_CHECK(cudaMemset(temp.get(), 0xFF, temp.bytes()));
+  REDUCTION_CHECK(cudaDeviceSynchronize());  // the copies ran on the legacy stream: see DeviceCase
+  Stream stream;
+  std::vector<LabRun<T>> runs(inputs.size());
+  run_with_deadline(
+      [&] {
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+          const LabCallResult result = lab.sum<T>(device_inputs[k].get(), inputs[k].size(), outputs.get() + k,
+                                                  temp.get(), temp.bytes(), stream.get());
+          runs[k].not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
+          runs[k].message = result.message;
+          if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
+        }
+        stream.synchronize();
+      },
+      options.call_seconds, what);
+  const std::vector<T> values = outputs.download();
+  for (std::size_t k = 0; k < runs.size(); ++k) runs[k].value = values[k];
+  return runs;
+}
+
+struct GraphDestroy {
+  void operator()(cudaGraph_t graph) const noexcept { cudaGraphDestroy(graph); }
+};
+struct GraphExecDestroy {
+  void operator()(cudaGraphExec_t exec) const noexcept { cudaGraphExecDestroy(exec); }
+};
+
+// One call captured into a graph, launched three times (see LabRunner::run_in_graph).
+template <typename T>
+std::vector<LabRun<T>> device_graph(const LabModule& lab, const std::vector<T>& first, const std::vector<T>& second,
+                                    const std::string& what, const RunnerOptions& options) {
+  if (first.size() != second.size()) throw std::invalid_argument("run_in_graph: the two inputs differ in size");
+  DeviceBuffer<T> output(1);
+  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(first.size()));
+  DeviceBuffer<T> input(first.size());
+  input.upload(first);
+  REDUCTION_CHECK(cudaMemset(temp.get(), 0xFF, temp.bytes()));
+  REDUCTION_CHECK(cudaDeviceSynchronize());
+  Stream stream;
+  std::vector<LabRun<T>> runs(3);
+  run_with_deadline(
+      [&] {
+        REDUCTION_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+        const LabCallResult result = lab.sum<T>(input.get(), first.size(), output.get(), temp.get(), temp.bytes(),
+                                                stream.get());
+        cudaGraph_t raw = nullptr;
+        const cudaError_t captured = cudaStreamEndCapture(stream.get(), &raw);  // always end the capture
+        std::unique_ptr<CUgraph_st, GraphDestroy> graph(raw);
+        for (auto& run : runs) {
+          run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
+          run.message = result.message;
+        }
+        if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
+        if (runs[0].not_implemented) return;
+        if (captured != cudaSuccess)
+          options.on_fatal(what, std::string("the call could not be captured into a CUDA graph (a synchronization or "
+                                             "a legacy-stream operation inside it?): ") + cudaGetErrorString(captured));
+        cudaGraphExec_t raw_exec = nullptr;
+        REDUCTION_CHECK(cudaGraphInstantiate(&raw_exec, graph.get(), 0));
+        std::unique_ptr<CUgraphExec_st, GraphExecDestroy> exec(raw_exec);
+        for (std::size_t launch = 0; launch < runs.size(); ++launch) {
+          if (launch == 1) input.upload(second);
+          output.upload({sentinel<T>()});
+          REDUCTION_CHECK(cudaDeviceSynchronize());
+          REDUCTION_CHECK(cudaGraphLaunch(exec.get(), stream.get()));
+          stream.synchronize();
+          runs[launch].value = output.download()[0];
+        }
+      },
+      options.call_seconds * 3, what);
+  return runs;
+}
+
 // Any CUDA failure around a lab call is the lab's doing (the harness calls are plain copies).
 template <typename Body>
 auto guard_cuda(const std::string& what, const RunnerOptions& options, Body&& body) {
@@ -153,9 +244,30 @@ std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first
   });
 }
 
+template <typename T>
+std::vector<LabRun<T>> LabRunner::run_chain(const std::vector<std::vector<T>>& inputs, const std::string& what) const {
+  if (!options_.on_device) {
+    std::vector<LabRun<T>> runs;
+    for (const auto& input : inputs) runs.push_back(host_call<T>(lab_, input, sentinel<T>(), false, what, options_));
+    return runs;
+  }
+  return guard_cuda(what, options_, [&] { return device_chain<T>(lab_, inputs, what, options_); });
+}
+
+template <typename T>
+std::vector<LabRun<T>> LabRunner::run_in_graph(const std::vector<T>& first, const std::vector<T>& second,
+                                               const std::string& what) const {
+  if (!options_.on_device) throw std::logic_error("run_in_graph: a host lab has no stream to capture");
+  return guard_cuda(what, options_, [&] { return device_graph<T>(lab_, first, second, what, options_); });
+}
+
 template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>, std::size_t) const;
 template LabRun<float> LabRunner::run<float>(const std::vector<float>&, const std::string&, bool, std::optional<float>, std::size_t) const;
 template std::pair<LabRun<int>, LabRun<int>> LabRunner::run_twice<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
 template std::pair<LabRun<float>, LabRun<float>> LabRunner::run_twice<float>(const std::vector<float>&, const std::vector<float>&, const std::string&) const;
+template std::vector<LabRun<int>> LabRunner::run_chain<int>(const std::vector<std::vector<int>>&, const std::string&) const;
+template std::vector<LabRun<float>> LabRunner::run_chain<float>(const std::vector<std::vector<float>>&, const std::string&) const;
+template std::vector<LabRun<int>> LabRunner::run_in_graph<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
+template std::vector<LabRun<float>> LabRunner::run_in_graph<float>(const std::vector<float>&, const std::vector<float>&, const std::string&) const;
 
 }  // namespace reduction::testing

@@ -55,6 +55,18 @@ class LabRunner {
   std::pair<LabRun<T>, LabRun<T>> run_twice(const std::vector<T>& first, const std::vector<T>& second,
                                             const std::string& what) const;
 
+  // Calls back to back on one stream, with NO host synchronization between them: each on its own
+  // input and into its own output (sentinel first), all sharing one scratch space; one
+  // synchronize after the last. What a lab that keeps state between calls must survive.
+  template <typename T>
+  std::vector<LabRun<T>> run_chain(const std::vector<std::vector<T>>& inputs, const std::string& what) const;
+
+  // One call captured into a CUDA graph, the graph launched three times (synchronized after
+  // each): on `first`, then on `second` copied over it (same size), then on `second` again.
+  template <typename T>
+  std::vector<LabRun<T>> run_in_graph(const std::vector<T>& first, const std::vector<T>& second,
+                                      const std::string& what) const;
+
   const LabModule& lab() const { return lab_; }
 
  private:

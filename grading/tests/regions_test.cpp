@@ -1,5 +1,6 @@
 // Skeleton and solution of every lab are the same file outside the student region, the
 // skeleton's region is the placeholder, and the solution's is not: nbgrader's one source of truth.
+// Likewise a docs page's code snippet is cut from the file that is built and tested.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -79,6 +80,24 @@ TEST(SkeletonRegions, SolutionRegionImplementsTheLab) {
   }
 }
 #endif
+
+TEST(DocSnippets, TheDynamicParallelismPageQuotesTheBuiltFileVerbatim) {
+  const std::string page = read_file(std::string(REDUCTION_SOURCE_DIR) + "/docs/dynamic-parallelism.md");
+  const std::string code = read_file(std::string(REDUCTION_SOURCE_DIR) + "/docs/code/recursive_reduce.cu");
+  ASSERT_FALSE(page.empty() || code.empty()) << "docs/dynamic-parallelism.md or docs/code/recursive_reduce.cu is missing";
+  int snippets = 0;
+  for (auto at = page.find("```cpp\n"); at != std::string::npos; at = page.find("```cpp\n", at)) {
+    at += 7;
+    const auto end = page.find("```", at);
+    ASSERT_NE(end, std::string::npos);
+    ++snippets;
+    EXPECT_NE(code.find(page.substr(at, end - at)), std::string::npos)
+        << "a C++ snippet of docs/dynamic-parallelism.md is not in docs/code/recursive_reduce.cu:\n"
+        << page.substr(at, end - at);
+    at = end + 3;
+  }
+  EXPECT_GE(snippets, 1);
+}
 
 TEST(SkeletonRegions, EveryLabHasAReadme) {
   for (const auto& file : lab_files()) {

@@ -84,6 +84,20 @@ class SchemaTest(unittest.TestCase):
             self.assertEqual(handle.readline().strip(), HEADER)
 
 
+class LadderExtendsTest(TempDirTestCase):
+    def test_a_lab_added_to_the_course_gets_its_bar_and_step_on_the_ladder(self):
+        with open(FIXTURE, encoding="utf-8") as handle:
+            text = handle.read()
+        ten = next(t for t in fixture_rows() if t.student == "reference" and t.lab == "10_two_step"
+                   and t.type == "float" and t.n == N_LARGE).median_us
+        eleven = ten / 1.25
+        row = f"reference,11_single_pass,float,{N_LARGE},{eleven},{eleven},0.1,0.1,0.1,,,ok,{GPU},{DATE}\n"
+        rows = rp.load_timings(self.write("timings.csv", text + row))
+        ax = the_axes(rp.plot_ladder(rows, n=N_LARGE, dtype="float"))
+        self.assertEqual(tick_labels(ax), LABS + ["11_single_pass"])
+        self.assertTrue(any("1.25" in text for text in axes_texts(ax)), axes_texts(ax))
+
+
 class LoadTimingsTest(TempDirTestCase):
     def test_fixture_parses_every_row(self):
         rows = fixture_rows()
