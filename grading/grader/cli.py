@@ -164,8 +164,8 @@ def self_check_status(record: StudentRecord) -> int:
     return EXIT_FAILED
 
 
-def merge_class(out: Path, manifest, roster: list[str], labs) -> int:
-    merged = merge(out, manifest.labs, roster)
+def merge_class(out: Path, manifest, roster: list[str], labs, policy: Policy) -> int:
+    merged = merge(out, manifest.labs, roster, leaderboard=bool(policy.section("gradescope")["leaderboard"]))
     print(summary_table(merged.records, labs))
     print(f"\nclass outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/; {merged.plots}")
     if merged.unfinished:
@@ -176,7 +176,7 @@ def merge_class(out: Path, manifest, roster: list[str], labs) -> int:
     return EXIT_OK
 
 
-def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str], students,
+def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str], students, policy: Policy,
             worker_command: list[str] | None = None) -> int:
     """One worker process per GPU over `students` (workers.py), then the class outputs."""
     gpus = list_gpus(args.gpus)
@@ -189,7 +189,7 @@ def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str]
     log = lambda text: print(text, flush=True)  # noqa: E731
     jobs = max(1, options.jobs // len(gpus))
     failed = run_workers(grade_args, gpus, len(students), jobs, log, run, worker_command)
-    status = merge_class(out, manifest, roster, options.labs)
+    status = merge_class(out, manifest, roster, options.labs, policy)
     print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
     if failed:
         print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
@@ -243,7 +243,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         if self_check and (args.merge or args.gpus or args.shard):
             raise GraderError("--merge, --gpus and --shard are for a class, not --self")
         if args.merge:
-            return merge_class(out, manifest, roster, labs)
+            return merge_class(out, manifest, roster, labs, policy)
         if args.shard:
             index, count = parse_shard(args.shard)
             students = [s for s in students if roster.index(s[0]) % count == index]
@@ -256,7 +256,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             tag = re.sub(r"[^A-Za-z0-9-]", "-", tag)[:80]
             options.run_tag, options.class_outputs, options.run = f"worker-{tag}", False, run
         if args.gpus:
-            return on_gpus(args, argv, out, manifest, options, roster, students, worker_command)
+            return on_gpus(args, argv, out, manifest, options, roster, students, policy, worker_command)
         if toolchain is None:
             # Nothing the grader owns is visible to student code: the repository (solutions/), the build
             # tree (reference modules), the outputs and the other submissions.

@@ -172,11 +172,16 @@ class Grader:
                 self.say(progress.finished(name, [entry.verdict for entry in record.labs.values()]))
                 if self.options.class_outputs:
                     with self._outputs_lock:
-                        reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
-        result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
+                        reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox,
+                                                    self._leaderboard())
+        result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox,
+                                                     self._leaderboard())
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
             result.no_gpu = True
         return result
+
+    def _leaderboard(self) -> bool:
+        return bool(self.policy.section("gradescope")["leaderboard"])
 
     def _run_folder(self) -> Path:
         """This run's plans, expected sums and timing files: per seed, and per grader when several share OUT."""

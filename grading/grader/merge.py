@@ -50,12 +50,12 @@ def draw_plots(out: Path) -> str:
     return f"plots: {out / 'plots'}"
 
 
-def merge(out: Path, labs: list[Lab], roster: list[str], plots: bool = True) -> MergeResult:
+def merge(out: Path, labs: list[Lab], roster: list[str], plots: bool = True, leaderboard: bool = False) -> MergeResult:
     out = Path(out)
     key = signing.load_key(out)
     complete = reports.load_records(out, roster, key)
     result = MergeResult()
-    result.records = reports.write_class_outputs(out, labs, roster, key, _sandbox_of(complete))
+    result.records = reports.write_class_outputs(out, labs, roster, key, _sandbox_of(complete), leaderboard)
     done = {record.student for record in result.records}
     result.unfinished = [name for name in roster if name not in done]
     result.plots = draw_plots(out) if plots else "no plots (not asked for)"

@@ -10,6 +10,7 @@ from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_ma
 from grader import reports, signing
 from grader.engine import Grader, Options
 from grader.manifest import GraderError
+from grader.merge import merge
 from grader.policy import Policy
 from grader.records import LabBenchmark, LabRecord, LabScore, StudentRecord
 
@@ -89,6 +90,21 @@ class TestExampleClass(unittest.TestCase):
     @classmethod
     def results(cls, name):
         return json.loads((cls.out / "gradescope" / name / "results.json").read_text(encoding="utf-8"))
+
+    def test_the_switch_reaches_a_grading_and_a_merge(self):
+        root = Path(self.tmp.name)
+        manifest, out = fake_manifest(root / "build"), root / "switched"
+        policy = Policy.from_dict({"gradescope": {"leaderboard": True}})
+        alice = [(name, path) for name, path in
+                 ((p.name, p) for p in sorted((root / "class").iterdir()) if p.is_dir()) if name == "alice"]
+        Grader(manifest, policy, FakeToolchain(expected_class()["students"]), out, Options(labs=manifest.labs, jobs=2),
+               log=lambda text: None).grade_class(alice)
+        graded = json.loads((out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+        self.assertTrue(graded.get("leaderboard"), "grading with the switch on wrote no leaderboard")
+        (out / "gradescope" / "alice" / "results.json").unlink()
+        merge(out, manifest.labs, ["alice"], plots=False, leaderboard=True)
+        merged = json.loads((out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+        self.assertEqual(merged["leaderboard"], graded["leaderboard"])
 
     def test_the_shipped_policy_writes_no_leaderboard(self):
         for name, data in self.before.items():
