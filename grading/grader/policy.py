@@ -34,6 +34,8 @@ DEFAULTS: dict = {
     "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "warmup": 3, "timeout_s": 900.0,
                   "call_timeout_s": 20.0},
     "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 8, "large_memory_gib": 48},
+    "slurm": {"tasks": 4, "partition": "", "account": "", "time": "04:00:00", "merge_time": "00:30:00",
+              "gpus_per_task": 1, "cpus_per_task": 8, "sbatch_args": []},
 }
 
 SCALES = ("reference", "threshold")
