@@ -286,53 +286,87 @@ def main(argv=None, manifest=None) -> int:
             key = signing.load_key(out)  # made here, once: the tasks must not race to create it
         except (OSError, ValueError) as exc:
             raise GraderError(f"{out}: cannot use the output folder's key ({exc})") from None
-        folder, logs = out / "slurm", out / "slurm" / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
+        folder = out / "slurm"
+        (folder / "logs").mkdir(parents=True, exist_ok=True)
         earlier = load_state(folder / STATE_FILE)
         if not args.dry_run:
-            if shutil.which("sbatch") is None:
-                raise GraderError("sbatch not found: run this on the cluster's login node (or use --dry-run)")
-            running = queued([job for job in (earlier.array_job, earlier.merge_job) if job]) if earlier else None
-            if running:
-                raise GraderError(f"jobs {', '.join(sorted(running))} of the last submission are still queued or "
-                                  f"running: wait for them (squeue --me) or cancel them (scancel "
-                                  f"{' '.join(sorted(running))}) before resubmitting")
-        seed = args.seed if args.seed is not None else (earlier.seed if earlier else secrets.randbits(62))
+            check_idle(earlier)
         unfinished = unfinished_students(out, roster, labs, key)
-        shards = plan_shards(roster, unfinished, settings.tasks)
+        state = Submitted(seed=args.seed if args.seed is not None else (earlier.seed if earlier else
+                                                                        secrets.randbits(62)),
+                          date=datetime.datetime.now().isoformat(timespec="seconds"), unfinished=unfinished)
         command = shlex.split(args.grade_command) if args.grade_command else [sys.executable,
                                                                               str(GRADING_DIR / "grade.py")]
         selection = [f"--policy={policy_path.resolve()}"] if policy_path else []
         selection += [f"--labs={args.labs}"] if args.labs else []
         passed = selection + [f"--{flag.replace('_', '-')}" for flag in PASSED_FLAGS if getattr(args, flag)]
-        state = Submitted(seed=seed, date=datetime.datetime.now().isoformat(timespec="seconds"), shards=shards.count,
-                          tasks=shards.indices, unfinished=unfinished)
-        if shards.indices:
-            grade = folder / "grade.sbatch"
-            grade.write_text(task_script(command, submissions, build, out, shards, seed, settings, passed),
-                             encoding="utf-8")
-            try:
-                state.array_job = sbatch(grade, [], args.dry_run)
-            except GraderError as exc:
-                hint = (f" (it asks for {settings.gpus_per_task} GPU(s) per task: choose a partition with GPUs, "
-                        "--partition, or --gpus-per-task 0 with the cluster's own --sbatch-arg=--gres=...)"
-                        if settings.gpus_per_task else "")
-                raise GraderError(f"{exc}{hint}") from None
-        merge = folder / "merge.sbatch"
-        merge.write_text(merge_script(command, submissions, build, out, settings, selection), encoding="utf-8")
-        after = [f"--dependency=afterany:{state.array_job or '<array id>'}"] if shards.indices else []
-        state.merge_job = sbatch(merge, after, args.dry_run)
-        if not args.dry_run:
-            reports.write_json(folder / STATE_FILE, asdict(state))
+        jobs = Jobs(command, submissions, build, out, settings, args.dry_run)
+        submit(jobs, state, plan_shards(roster, unfinished, settings.tasks), passed, selection)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
-    print_summary(state, roster, out, folder, logs, args.dry_run)
-    return wait_for(state, logs) if args.wait and not args.dry_run else EXIT_OK
+    print_summary(state, roster, out, args.dry_run)
+    return wait_for(state, out / "slurm" / "logs") if args.wait and not args.dry_run else EXIT_OK
 
 
-def print_summary(state: Submitted, roster: list[str], out: Path, folder: Path, logs: Path, dry_run: bool) -> None:
+def check_idle(earlier: Submitted | None) -> None:
+    """A resubmission while the last one's jobs still run would count their students as unfinished."""
+    if shutil.which("sbatch") is None:
+        raise GraderError("sbatch not found: run this on the cluster's login node (or use --dry-run)")
+    running = queued([job for job in (earlier.array_job, earlier.merge_job) if job]) if earlier else None
+    if running:
+        ids = " ".join(sorted(running))
+        raise GraderError(f"jobs {ids} of the last submission are still queued or running: wait for them "
+                          f"(squeue --me) or cancel them (scancel {ids}) before resubmitting")
+
+
+@dataclass
+class Jobs:
+    """What both job scripts need."""
+    command: list[str]
+    submissions: Path
+    build: Path
+    out: Path
+    settings: SlurmSettings
+    dry_run: bool
+
+
+def submit(jobs: Jobs, state: Submitted, shards: Shards, passed: list[str], selection: list[str]) -> None:
+    """Writes and submits the array (when a student is unfinished), then the merge after it; the
+    state file follows each submission, so a failed merge submission still leaves the array known."""
+    folder = jobs.out / "slurm"
+    state.shards, state.tasks = shards.count, shards.indices
+    save = (lambda: None) if jobs.dry_run else (lambda: reports.write_json(folder / STATE_FILE, asdict(state)))
+    grade = folder / "grade.sbatch"
+    if shards.indices:
+        grade.write_text(task_script(jobs.command, jobs.submissions, jobs.build, jobs.out, shards, state.seed,
+                                     jobs.settings, passed), encoding="utf-8")
+        try:
+            state.array_job = sbatch(grade, [], jobs.dry_run)
+        except GraderError as exc:
+            gpus = jobs.settings.gpus_per_task
+            hint = (f" (it asks for {gpus} GPU(s) per task: choose a partition with GPUs, --partition, or "
+                    "--gpus-per-task 0 with the cluster's own --sbatch-arg=--gres=...)" if gpus else "")
+            raise GraderError(f"{exc}{hint}") from None
+        save()
+    else:
+        grade.unlink(missing_ok=True)  # not last time's array: nothing to grade now
+    merge = folder / "merge.sbatch"
+    merge.write_text(merge_script(jobs.command, jobs.submissions, jobs.build, jobs.out, jobs.settings, selection),
+                     encoding="utf-8")
+    after = [f"--dependency=afterany:{state.array_job or '<array id>'}"] if shards.indices else []
+    try:
+        state.merge_job = sbatch(merge, after, jobs.dry_run)
+    except GraderError as exc:
+        submitted = f"; the array {state.array_job} is submitted: run this command again once it ends" \
+            if state.array_job else ""
+        raise GraderError(f"{exc}{submitted}") from None
+    save()
+
+
+def print_summary(state: Submitted, roster: list[str], out: Path, dry_run: bool) -> None:
+    folder, logs = out / "slurm", out / "slurm" / "logs"
     done = len(roster) - len(state.unfinished)
     print(f"class: {len(roster)} students, {done} complete, {len(state.unfinished)} to grade; seed {state.seed}")
     if state.tasks:
@@ -340,10 +374,12 @@ def print_summary(state: Submitted, roster: list[str], out: Path, folder: Path, 
         print(f"grading array: {state.array_job or '(dry run)'}, {tasks}, script {folder}/grade.sbatch")
     else:
         print("every student is complete: only the merge is submitted")
-    print(f"merge job: {state.merge_job or '(dry run)'}, after the array ends, script {folder}/merge.sbatch")
+    after = ", after the array ends" if state.tasks else ""
+    print(f"merge job: {state.merge_job or '(dry run)'}{after}, script {folder}/merge.sbatch")
     if dry_run:
         return
     ids = ",".join(job for job in (state.array_job, state.merge_job) if job)
     print(f"watch:   squeue --me --jobs={ids}   (logs: {logs}/)")
     print(f"outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/ once the merge job has run")
-    print(f"resume:  run this same command again (complete students are skipped); cancel: scancel {ids.replace(',', ' ')}")
+    print("resume:  run this same command again (complete students are skipped); "
+          f"cancel: scancel {ids.replace(',', ' ')}")

@@ -41,7 +41,8 @@ def main(argv: list[str]) -> int:
             graded = sorted({call[1] for call in toolchain.calls if call[0] == "compile"})
             task = os.environ.get("SLURM_ARRAY_TASK_ID", "")
             entry = {"argv": argv, "task": task, "job": os.environ.get("SLURM_JOB_ID", ""), "graded": graded}
-            (Path(log) / f"{entry['job'] or 'local'}-{os.getpid()}.json").write_text(json.dumps(entry), encoding="utf-8")
+            name = f"{entry['job'] or 'local'}-{os.getpid()}.json"
+            (Path(log) / name).write_text(json.dumps(entry), encoding="utf-8")
 
 
 if __name__ == "__main__":
