@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import re
 import secrets
 import shlex
@@ -231,7 +232,9 @@ def sbatch(script: Path, extra: list[str], dry_run: bool) -> str | None:
 
 def queued(job_ids: list[str]) -> set[str] | None:
     """The ones of `job_ids` (array or single jobs) that Slurm still lists; None when squeue fails."""
-    completed = subprocess.run(["squeue", "--noheader", "--me", "--format=%F"], capture_output=True, text=True)
+    # --user=<uid>, not --me (Slurm 20.11+); %F: an array's job id, or a plain job's own
+    completed = subprocess.run(["squeue", "--noheader", f"--user={os.getuid()}", "--format=%F"],
+                               capture_output=True, text=True)
     if completed.returncode != 0:
         return None
     return set(completed.stdout.split()) & set(job_ids)
@@ -258,6 +261,9 @@ def wait_for(state: Submitted, logs: Path) -> int:
               f"{logs}/merge-{state.merge_job}.out)", file=sys.stderr)
         return EXIT_FAILED
     print(f"merge job {state.merge_job} ended with status {status} (log: {logs}/merge-{state.merge_job}.out)")
+    if status == EXIT_UNFINISHED:
+        print(f"some students are unfinished: the task logs ({logs}/grade-{state.array_job}_*.out) say why; run "
+              "the same command again to grade them")
     return status
 
 
@@ -318,7 +324,7 @@ def check_idle(earlier: Submitted | None) -> None:
     if running:
         ids = " ".join(sorted(running))
         raise GraderError(f"jobs {ids} of the last submission are still queued or running: wait for them "
-                          f"(squeue --me) or cancel them (scancel {ids}) before resubmitting")
+                          f"(squeue --jobs={ids.replace(' ', ',')}) or cancel them (scancel {ids}) before resubmitting")
 
 
 @dataclass
@@ -379,7 +385,7 @@ def print_summary(state: Submitted, roster: list[str], out: Path, dry_run: bool)
     if dry_run:
         return
     ids = ",".join(job for job in (state.array_job, state.merge_job) if job)
-    print(f"watch:   squeue --me --jobs={ids}   (logs: {logs}/)")
+    print(f"watch:   squeue --jobs={ids}   (logs: {logs}/)")
     print(f"outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/ once the merge job has run")
     print("resume:  run this same command again (complete students are skipped); "
           f"cancel: scancel {ids.replace(',', ' ')}")
