@@ -45,8 +45,12 @@ def run(argv: list[str], calls: Path | None = None, timeout: float = 120) -> sub
         calls.mkdir(parents=True, exist_ok=True)
         env["SIMULATED_GRADE_LOG"] = str(calls)
     started = time.monotonic()
-    completed = subprocess.run([sys.executable, str(WRAPPER), *argv], capture_output=True, text=True, env=env,
-                               timeout=timeout)
+    try:
+        completed = subprocess.run([sys.executable, str(WRAPPER), *argv], capture_output=True, text=True, env=env,
+                                   timeout=timeout)
+    except subprocess.TimeoutExpired as exc:  # e.g. jobs that never start: fail the checks, not the script
+        partial = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        completed = subprocess.CompletedProcess(exc.cmd, 124, partial, f"timed out after {timeout} s")
     print(f"$ grade {shlex.join(argv)}  -> {completed.returncode} in {time.monotonic() - started:.1f} s")
     tail = (completed.stdout + completed.stderr).strip().splitlines()[-8:]  # the summary, not every lab
     print("".join(f"  {line}\n" for line in tail), end="", flush=True)
