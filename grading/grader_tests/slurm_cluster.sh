@@ -31,7 +31,6 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! comm
 fi
 
 work=$(mktemp -d /tmp/reduction-slurm.XXXXXX)
-chmod 0755 "$work"   # munged refuses a socket folder others can write; the jobs run as root anyway
 pids=()
 stop() {
   local status=$?
