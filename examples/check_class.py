@@ -391,8 +391,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_report(checks: list[Check]) -> None:
-    """One line per student (the labs it handed in, as graded), the mismatches in full, then the
-    class-level invariants."""
+    """One line per student (the labs it handed in, as graded), the class-level invariants, then every
+    failed check in full, last, where a log's tail (CI keeps only that) still shows it."""
     students = list(dict.fromkeys(c.student for c in checks if c.student is not None))
     width = max([len(name) for name in students] + [7])
     print(f"{'student':<{width}}  ok    what the grader gave (verdict correctness+performance)")
@@ -400,17 +400,15 @@ def print_report(checks: list[Check]) -> None:
         own = [c for c in checks if c.student == name]
         cells = ", ".join(c.shown for c in own if c.shown)
         print(f"{name:<{width}}  {'ok  ' if all(c.ok for c in own) else 'FAIL'}  {cells}")
-    mismatches = [c for c in checks if c.student is not None and not c.ok]
-    if mismatches:
-        print("\nMismatches:")
-        for c in mismatches:
-            print(f"  {c.what}: {c.detail}")
     print("\nClass-level:")
     for c in (c for c in checks if c.student is None):
         print(f"  {'ok  ' if c.ok else 'FAIL'}  {c.what}: {c.detail}")
-    failed = sum(not c.ok for c in checks)
-    print(f"\n{len(checks) - failed} of {len(checks)} checks hold" + (f"; {failed} FAILED" if failed else ""))
-
+    failures = [c for c in checks if not c.ok]
+    if failures:
+        print("\nFailed checks:")
+        for c in failures:
+            print(f"  {c.what}: {c.detail}")
+    print(f"\n{len(checks) - len(failures)} of {len(checks)} checks hold" + (f"; {len(failures)} FAILED" if failures else ""))
 
 if __name__ == "__main__":
     sys.exit(main())

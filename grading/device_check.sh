@@ -75,8 +75,8 @@ for class in grade attacks; do  # stage "grade" grades the example class
   note "grading the $kind class took $((SECONDS - t0)) s for $(ls -d "$build/classes/$kind"/*/ | wc -l) folders"
   grep -E "total .* \(compile" "$logs/grade-$kind.log" | sed -E 's/^\[student [0-9/]+\] //' >>"$logs/steps-$kind.txt"
   sed -n '/^student  /,/^P passed/p' "$logs/grade-$kind.log" >>"$summary"
-  sed -n '/^Mismatches:/,/^Class-level:/p' "$logs/grade-$kind.log" | head -n 30 >>"$summary"
-  grep -E "^  FAIL|checks hold" "$logs/grade-$kind.log" >>"$summary"
+  sed -n '/^Failed checks:/,/checks hold/p' "$logs/grade-$kind.log" | head -n 30 >>"$summary"
+  grep -E "checks hold" "$logs/grade-$kind.log" | tail -n 1 >>"$summary"
   if [ $kind = example ]; then
     "$py" plots/reduction_plots.py "$build/grading-example/timings.csv" --out "$build/grading-example/plots" \
       >>"$logs/plots.log" 2>&1

@@ -98,6 +98,10 @@ class ClassTiming:
         self._last: tuple[dict, str] | None = None   # the latest reference run: (by cell, device)
         self.problems: list[str] = []
 
+    def forget_last(self) -> None:
+        """The GPU ran other work since the latest reference run: it is no student's "before" any more."""
+        self._last = None
+
     def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...]):
         run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu, float(self.config["timeout_s"]),
                               float(self.config["call_timeout_s"]), self.cache)

@@ -5,31 +5,39 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import secrets
 import signal
 import sys
 import threading
 from pathlib import Path
 
+from . import signing
 from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, RESERVED_NAMES, Grader, Options
 from .manifest import GraderError, check_programs, ensure_build, load_manifest
+from .merge import merge
 from .policy import Policy
 from .records import StudentRecord
 from .reports import summary_table
 from .sandbox import Limits, Sandbox
 from .toolchain import Toolchain, kill_all
 from .verdicts import NOT_RUN, PASSED
+from .workers import list_gpus, run_workers
 
 GRADING_DIR = Path(__file__).resolve().parent.parent
 REPO = GRADING_DIR.parent
 SELF_NAME = "self"
 STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")  # no leading =, +, -, @: never a formula
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_NO_SANDBOX, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_NO_SANDBOX, EXIT_UNFINISHED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
+SHARD = re.compile(r"(\d+)/(\d+)")
 
 DESCRIPTION = """Grades reduction-labs submissions: compiles each student's lab files against the official
 skeletons, runs the tests, compute-sanitizer and the benchmark, and writes the gradebook.
 
   class:  grade.py SUBMISSIONS_DIR --build-dir BUILD --out OUT [options]
   self:   grade.py --self [LABS_DIR] --build-dir BUILD --out OUT    (check your own labs/ first)
+
+A class of any size: --gpus all (one worker per GPU of this host), or --shard K/N on N machines
+sharing OUT, then --merge; a Slurm cluster: grade.py --slurm ... (docs/slurm.md).
 """
 
 
@@ -58,7 +66,36 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"refuse to grade (exit status {4}) when student code cannot be sandboxed here")
     parser.add_argument("--seed", type=int, help="the inputs' seed (default: a new one each run; --self: the "
                         f"public {PUBLIC_SEED}); a report names the seed its failures replay with")
+    parser.add_argument("--in-flight", type=int, help="students graded at the same time on one GPU: compiles and tests "
+                        "overlap, timing runs alone (default: [pipeline] students of the policy)")
+    parser.add_argument("--gpus", help="all, or GPU indices/UUIDs (0,1): one worker per GPU, students spread over them, "
+                        "then the class outputs (default: the one GPU CUDA picks)")
+    parser.add_argument("--shard", help="K/N: grade only the students at positions K, K+N, K+2N, ... of the sorted class "
+                        "(0 <= K < N); shards share OUT, and --merge builds the class outputs")
+    parser.add_argument("--merge", action="store_true", help="grade nothing: build the class outputs and plots from the "
+                        f"complete records in OUT; exit status {EXIT_UNFINISHED} while students are left")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)   # set by --gpus on the workers it starts
     return parser
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = SHARD.fullmatch(text.strip())
+    if not match or not 0 <= int(match.group(1)) < int(match.group(2)):
+        raise GraderError(f"--shard {text!r}: give K/N with 0 <= K < N, e.g. 0/4")
+    return int(match.group(1)), int(match.group(2))
+
+
+def without_option(argv: list[str], name: str) -> list[str]:
+    """argv without `name VALUE` and `name=VALUE`."""
+    kept, skip = [], False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == name:
+            skip = True
+        elif not item.startswith(name + "="):
+            kept.append(item)
+    return kept
 
 
 def find_students(submissions: Path, wanted: list[str] | None, log) -> list[tuple[str, Path]]:
@@ -127,13 +164,47 @@ def self_check_status(record: StudentRecord) -> int:
     return EXIT_FAILED
 
 
+def merge_class(out: Path, manifest, roster: list[str], labs) -> int:
+    merged = merge(out, manifest.labs, roster)
+    print(summary_table(merged.records, labs))
+    print(f"\nclass outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/; {merged.plots}")
+    if merged.unfinished:
+        print(f"\n{len(merged.unfinished)} of {len(roster)} student(s) not graded yet: {', '.join(merged.unfinished)}; "
+              f"run the grading again to grade them (exit status {EXIT_UNFINISHED})")
+        return EXIT_UNFINISHED
+    print(f"\nall {len(roster)} students graded")
+    return EXIT_OK
+
+
+def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str], students,
+            worker_command: list[str] | None = None) -> int:
+    """One worker process per GPU over `students` (workers.py), then the class outputs."""
+    gpus = list_gpus(args.gpus)
+    seed = options.seed if options.seed is not None else secrets.randbits(62)   # the same inputs on every GPU
+    signing.load_key(out)   # made once here, not raced for by the workers
+    grade_args = without_option(without_option(list(sys.argv[1:] if argv is None else argv), "--gpus"), "--seed")
+    grade_args += ["--seed", str(seed), "--no-build", "--build-dir", str(manifest.binary_dir), "--out", str(out)]
+    # One run id for the workers: with --force each redoes what an earlier run graded, not what a sibling just did.
+    run = "@" + secrets.token_hex(8)
+    log = lambda text: print(text, flush=True)  # noqa: E731
+    jobs = max(1, options.jobs // len(gpus))
+    failed = run_workers(grade_args, gpus, len(students), jobs, log, run, worker_command)
+    status = merge_class(out, manifest, roster, options.labs)
+    print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
+    if failed:
+        print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
+        return status if status != EXIT_OK else EXIT_FAILED
+    return status
+
+
 def _stop(signum, frame):
     kill_all()
     raise KeyboardInterrupt
 
 
-def main(argv=None, toolchain=None, manifest=None) -> int:
-    """The command line; tests pass a ready manifest and a simulated toolchain (no build, no GPU)."""
+def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
+    """The command line; tests pass a ready manifest and a simulated toolchain (no build, no GPU), and
+    for --gpus the command its workers run (grader_tests/simulated_grade.py)."""
     args = build_parser().parse_args(argv)
     log = lambda text: print(text, flush=True)  # noqa: E731
     if threading.current_thread() is threading.main_thread():
@@ -154,9 +225,10 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
         if manifest is None:
             manifest = ensure_build(REPO, build_dir, log=log)
         labs = manifest.select(args.labs.split(",") if args.labs else None)
+        in_flight = args.in_flight if args.in_flight is not None else int(policy.section("pipeline")["students"])
         options = Options(labs=labs, jobs=max(1, args.jobs), sanitizer=not args.no_sanitizer,
                           bench=not args.no_bench, force=args.force or self_check, large=args.large,
-                          self_check=self_check,
+                          self_check=self_check, in_flight=1 if self_check else max(1, in_flight),
                           seed=args.seed if args.seed is not None else (PUBLIC_SEED if self_check else None))
         roster = None
         if self_check:
@@ -168,6 +240,23 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
             students = find_students(args.submissions, args.student, log)
             # The class files list the whole class, also when only some students are graded now.
             roster = [name for name, _ in find_students(args.submissions, None, lambda text: None)]
+        if self_check and (args.merge or args.gpus or args.shard):
+            raise GraderError("--merge, --gpus and --shard are for a class, not --self")
+        if args.merge:
+            return merge_class(out, manifest, roster, labs)
+        if args.shard:
+            index, count = parse_shard(args.shard)
+            students = [s for s in students if roster.index(s[0]) % count == index]
+            options.run_tag = f"shard-{index}-of-{count}"
+            if not students:
+                log(f"--shard {index}/{count}: no student of this class falls in it; nothing to grade")
+                return EXIT_OK
+        if args.worker:
+            tag, _, run = args.worker.partition("@")
+            tag = re.sub(r"[^A-Za-z0-9-]", "-", tag)[:80]
+            options.run_tag, options.class_outputs, options.run = f"worker-{tag}", False, run
+        if args.gpus:
+            return on_gpus(args, argv, out, manifest, options, roster, students, worker_command)
         if toolchain is None:
             # Nothing the grader owns is visible to student code: the repository (solutions/), the build
             # tree (reference modules), the outputs and the other submissions.
@@ -182,6 +271,11 @@ def main(argv=None, toolchain=None, manifest=None) -> int:
         if args.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
             print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
             return EXIT_NO_SANDBOX
+        if hasattr(toolchain, "hidden_libraries"):  # the real one: find every CCCL copy before the first compile
+            try:
+                toolchain.hidden_libraries()
+            except RuntimeError as exc:
+                raise GraderError(f"cannot keep the CUDA libraries out of the students' compiles: {exc}") from exc
         grader = Grader(manifest, policy, toolchain, out, options,
                         skeleton_dirs=skeleton_dirs(manifest), log=log)
         result = grader.grade_class(students, roster)

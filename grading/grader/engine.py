@@ -11,6 +11,11 @@ observations of the run, with inputs drawn from a seed new to this run. Order pe
   6. score, and write the student's signed record and the class files.
 The record is rewritten (signed) after each step, complete = false until the end; a rerun skips the
 students whose record is complete and signed by this output folder's key, and redoes the others.
+
+A class is pipelined: a few students are in flight at once ([pipeline] students), their compiles
+share the cores and their test runs share the GPU, while timing runs take the GPU alone, one at a
+time (gpu_gate.py). Each student is claimed while graded (claims.py), so graders sharing OUT (the
+workers of --gpus, the shards of a cluster) never grade one student twice.
 """
 
 from __future__ import annotations
@@ -23,17 +28,20 @@ import secrets
 import shutil
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import benchmark, reports, scoring, signing
+from .claims import Claim
 from .diagnostics import first_error, student_diagnostics
+from .gpu_gate import GpuGate
 from .manifest import Lab, Manifest
 from .policy import Policy
+from .progress import Progress
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
-from .toolchain import sha256_of
+from .toolchain import Stopping, sha256_of, stopping
 from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sanitizer_finding, test_verdict
 
 GRADER_VERSION = "reduction-labs grader 2.0"
@@ -52,6 +60,10 @@ class Options:
     large: bool = False
     self_check: bool = False
     seed: int | None = None   # None: a new seed for this run
+    in_flight: int = 1        # students graded at the same time (pipelined: compiles, tests, one timing at a time)
+    run_tag: str = ""         # this grader's own folder under the run's: graders sharing OUT never share a file
+    class_outputs: bool = True  # rewrite the class files after each student (a --gpus worker leaves it to the merge)
+    run: str = ""               # this grading run's id (a --gpus run's workers share their parent's)
 
 
 @dataclass
@@ -59,6 +71,7 @@ class ClassResult:
     records: list[StudentRecord] = field(default_factory=list)
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)   # being graded by another grader of this OUT
     no_gpu: bool = False
     sanitizer_missing: bool = False
     seed: int = 0
@@ -85,10 +98,16 @@ class Grader:
         self.sanitizer_ok = False
         self.seed = PUBLIC_SEED
         self.key = b""
+        self.run = ""
         self.plans: dict[str, Path] = {}
         self.sanitizer_plans: dict[str, Path] = {}
         self.expectations = Path()
         self.timing: benchmark.ClassTiming | None = None
+        self.gate = GpuGate()
+        self._timing_mark: int | None = None     # the gate's count when the last timing turn ended
+        self._compile_slots = threading.Semaphore(max(1, options.jobs))
+        self._gpu_slots = threading.Semaphore(1)  # set from [tests] concurrency in grade_class
+        self._outputs_lock = threading.Lock()
 
     # ---- class level
 
@@ -98,6 +117,7 @@ class Grader:
         self.gpu = bool(self.tools.gpu_available())
         self.sanitizer_ok = self.options.sanitizer and self.gpu and bool(self.tools.sanitizer_available())
         self.seed = self.options.seed if self.options.seed is not None else secrets.randbits(62)
+        self.run = self.options.run or secrets.token_hex(8)
         self.key = signing.load_key(self.out)
         result.no_gpu = not self.gpu
         result.sanitizer_missing = self.options.sanitizer and self.gpu and not self.sanitizer_ok
@@ -112,29 +132,60 @@ class Grader:
         if result.sanitizer_missing:
             self.say("note: compute-sanitizer not available: sanitizer checks skipped (no penalty)")
         self._prepare_plans()
+        self._gpu_slots = threading.Semaphore(max(1, int(self.policy.section("tests")["concurrency"])))
         self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
-                                            self.policy.section("benchmark"), self.seed,
-                                            self.out / "work" / ".run" / str(self.seed) / "timing", self.gpu,
-                                            self.expectations)
+                                            self.policy.section("benchmark"), self.seed, self._run_folder() / "timing",
+                                            self.gpu, self.expectations)
         names = roster or [name for name, _ in students]
-        total = len(students)
+        progress = Progress(len(students))
+        todo = []
         for index, (name, root) in enumerate(students, 1):
             path = reports.student_json_path(self.out, name)
-            if not self.options.force and self._complete(path):
-                self.say(f"[student {index}/{total}] {name}  already graded ({path}); skipped (--force redoes it)")
+            if self._done(path):
+                self.say(f"[student {index}/{len(students)}] {name}  already graded ({path}); skipped (--force redoes it)")
                 result.skipped.append(name)
-                continue
-            self.grade_student(index, total, name, root)
-            reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
-            result.graded.append(name)
+                progress.skipped()
+            else:
+                todo.append((index, name, root))
+
+        def grade(index: int, name: str, root: Path) -> StudentRecord | None:
+            with Claim(self.out, name) as claim:
+                if not claim.acquire():
+                    self.say(f"[student {index}/{len(students)}] {name}  being graded by another grader of this "
+                             "output folder; left to it")
+                    return None
+                if self._done(reports.student_json_path(self.out, name)):
+                    return None   # finished by another grader between the look above and the claim
+                return self.grade_student(index, len(students), name, root)
+
+        # Students in flight: while one student's timing has the GPU alone, the next ones compile on
+        # the CPU cores and test on the GPU around it (gpu_gate.py).
+        with self._pool(self.options.in_flight) as pool:
+            futures = {pool.submit(grade, *job): job[1] for job in todo}
+            for future in as_completed(futures):
+                name, record = futures[future], future.result()
+                if record is None:
+                    result.elsewhere.append(name)
+                    progress.skipped()
+                    continue
+                result.graded.append(name)
+                self.say(progress.finished(name, [entry.verdict for entry in record.labs.values()]))
+                if self.options.class_outputs:
+                    with self._outputs_lock:
+                        reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
         result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox)
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
             result.no_gpu = True
         return result
 
+    def _run_folder(self) -> Path:
+        """This run's plans, expected sums and timing files: per seed, and per grader when several share OUT."""
+        folder = self.out / "work" / ".run" / str(self.seed)
+        return folder / self.options.run_tag if self.options.run_tag else folder
+
     def _prepare_plans(self) -> None:
         """The run's test plans and expected sums, written by the trusted checker once for the class."""
-        folder = self.out / "work" / ".run" / str(self.seed)
+        folder = self._run_folder()
         self.expectations = folder / "expected.txt"
         tests = self.policy.section("tests")
         large = self.options.large or bool(tests.get("large"))
@@ -166,6 +217,13 @@ class Grader:
         record = self._load(path)
         return record is not None and record.complete and all(lab.folder in record.labs for lab in self.options.labs)
 
+    def _done(self, path: Path) -> bool:
+        """Nothing to grade: complete, and with --force graded by this run (another worker of it)."""
+        if not self.options.force:
+            return self._complete(path)
+        record = self._load(path)
+        return record is not None and record.run == self.options.run and self._complete(path)
+
     def say(self, text: str) -> None:
         with self._print_lock:
             self.log(text)
@@ -187,7 +245,7 @@ class Grader:
         record = StudentRecord(
             student=name, grader=GRADER_VERSION, started=now(), date=datetime.date.today().isoformat(),
             submission=str(root), policy=self.policy.path, seed=str(self.seed), sandbox=self.tools.sandbox_status(),
-            machine={"gpu": self.gpu, "sanitizer": self.sanitizer_ok}, ignored=submission.ignored,
+            machine={"gpu": self.gpu, "sanitizer": self.sanitizer_ok}, ignored=submission.ignored, run=self.run,
             benchmark=BenchmarkInfo(types=list(bench["types"]), sizes=list(bench["sizes"]),
                                     sizes_n=[benchmark.parse_size(s) for s in bench["sizes"]]))
         if not self.gpu:
@@ -205,6 +263,8 @@ class Grader:
         self._score(record)
         if earlier:
             self._carry_over(record, earlier)
+        if stopping():   # a run killed by the stop is no verdict: the record stays incomplete, a rerun redoes it
+            raise Stopping("the grader is stopping")
         record.complete = True
         record.finished = now()
         self._write(json_path, record)
@@ -271,7 +331,8 @@ class Grader:
         def build(entry: LabRecord):
             lab = self._lab(entry.folder)
             module = work / "modules" / lab.module_file
-            return entry, module, self.tools.compile(record.student, lab, Path(entry.source), module, timeout)
+            with self._compile_slots:   # the cores, shared by every student in flight
+                return entry, module, self.tools.compile(record.student, lab, Path(entry.source), module, timeout)
 
         with self._pool(self.options.jobs) as pool:
             for entry, module, result in pool.map(build, todo):
@@ -299,6 +360,16 @@ class Grader:
             if entry.verdict == MISSING:
                 self.say(f"{prefix}  lab {entry.folder}  {MISSING}")
 
+    @contextlib.contextmanager
+    def _on_gpu(self, lab: Lab):
+        """A correctness or sanitizer run: alongside others (up to [tests] concurrency), never during a
+        timing run. The host lab needs no GPU and waits for nothing."""
+        if lab.host:
+            yield
+            return
+        with self.gate.shared(), self._gpu_slots:
+            yield
+
     def _intact(self, entry: LabRecord) -> bool:
         """The module about to run is the one compiled (the sandbox cannot write it; this says so)."""
         path = Path(entry.module_path)
@@ -320,8 +391,9 @@ class Grader:
 
         def run(entry: LabRecord):
             lab = self._lab(entry.folder)
-            return entry, self.tools.run_tests(record.student, lab, Path(entry.module_path), self.plans[lab.folder],
-                                               self.expectations, float(tests["timeout_s"]), call_timeout)
+            with self._on_gpu(lab):
+                return entry, self.tools.run_tests(record.student, lab, Path(entry.module_path), self.plans[lab.folder],
+                                                   self.expectations, float(tests["timeout_s"]), call_timeout)
 
         with self._pool(int(tests["concurrency"])) as pool:
             for entry, (process, check) in pool.map(run, todo):
@@ -358,9 +430,10 @@ class Grader:
         def run(job):
             entry, tool = job
             lab = self._lab(entry.folder)
-            return entry, tool, self.tools.run_sanitizer(record.student, lab, tool, Path(entry.module_path),
-                                                         self.sanitizer_plans[lab.folder], float(config["timeout_s"]),
-                                                         float(config["call_timeout_s"]))
+            with self._on_gpu(lab):
+                return entry, tool, self.tools.run_sanitizer(record.student, lab, tool, Path(entry.module_path),
+                                                             self.sanitizer_plans[lab.folder], float(config["timeout_s"]),
+                                                             float(config["call_timeout_s"]))
 
         with self._pool(int(self.policy.section("tests")["concurrency"])) as pool:
             for entry, tool, result in pool.map(run, jobs):
@@ -386,7 +459,11 @@ class Grader:
             return
         self.say(f"{prefix}  timing {', '.join(lab.folder for lab in passed)} (between two reference runs)")
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
-        outcome = self.timing.time_student(record.student, passed, modules, record.date)
+        with self.gate.exclusive() as mark:   # the GPU alone, as in a solo grading
+            if not self.gate.quiet_since(self._timing_mark):
+                self.timing.forget_last()      # the GPU ran other work since: measure a fresh "before"
+            outcome = self.timing.time_student(record.student, passed, modules, record.date)
+            self._timing_mark = mark
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)

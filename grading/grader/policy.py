@@ -24,6 +24,7 @@ DEFAULTS: dict = {
     "labs": {"01_host_sum": {"performance": 0.0}},
     "compile": {"timeout_s": 120.0, "allow_cccl": False},
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
+    "pipeline": {"students": 4},
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],
         "cases": ["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33", "float mixed_sign 65535"],
@@ -101,6 +102,9 @@ class Policy:
         bench = self.data["benchmark"]
         if not (isinstance(bench["samples"], int) and 5 <= bench["samples"] <= 1000 and 0 <= bench["warmup"] <= 100):
             raise GraderError("policy: benchmark.samples must be 5..1000 and benchmark.warmup 0..100")
+        students = self.data["pipeline"]["students"]
+        if not (isinstance(students, int) and 1 <= students <= 64):
+            raise GraderError("policy: pipeline.students must be an integer 1..64")
         unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
         if unknown:
             raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")

@@ -108,6 +108,7 @@ class StudentRecord:
     max_total: float | None = None
     gpu_name: str = ""
     step_seconds: dict[str, float] = field(default_factory=dict)  # compile, test, sanitize, time
+    run: str = ""                  # the grading run that made it: the workers of one --gpus run share it
 
     def to_json(self) -> dict:
         return asdict(self)

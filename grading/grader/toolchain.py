@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checks import TestCheck, TimingCheck, parse_test_check, parse_timing_check
+from .libraries import PROBE, hidden_library_folders
 from .manifest import Lab, Manifest
 from .sandbox import Limits, Sandbox, View
 from .verdicts import ProcessResult
@@ -54,6 +55,11 @@ _STOPPING = threading.Event()
 
 class Stopping(Exception):
     """The grader is being stopped: no new process starts."""
+
+
+def stopping() -> bool:
+    """kill_all() was called: the runs since may have been killed, and say nothing of the student."""
+    return _STOPPING.is_set()
 
 
 def kill_all() -> None:
@@ -148,6 +154,8 @@ class Toolchain:
         self.allow_cccl = allow_cccl
         self._gpu: bool | None = None
         self._sanitizer: str | None | bool = False
+        self._libraries: tuple[Path, ...] | None = None
+        self._libraries_lock = threading.Lock()
 
     # ---- what this machine has (the grader's knowledge, never a student process's claim)
 
@@ -189,6 +197,38 @@ class Toolchain:
     def _toolkit(self) -> Path:
         return Path(self.manifest.nvcc).resolve().parent.parent
 
+    def _compile_view(self, source: Path, scratch: Path, hidden: tuple[Path, ...]) -> View:
+        return View(read_only=(source.resolve(), *map(Path, self.manifest.include_dirs), self._toolkit()),
+                    writable=(scratch,), cwd=scratch, hidden=hidden)
+
+    def hidden_libraries(self) -> tuple[Path, ...]:
+        """Every folder where a graded compile would find CUB, Thrust or libcu++ (libraries.py), found
+        once per grading by asking the compiler in the sandbox; none when [compile] allow_cccl."""
+        with self._libraries_lock:
+            if self._libraries is None:
+                self._libraries = () if self.allow_cccl else self._probe_libraries()
+            return self._libraries
+
+    def _probe_libraries(self) -> tuple[Path, ...]:
+        known = (self._toolkit() / "include" / "cccl",)
+        if not self.sandbox.enabled:   # nothing can be hidden from an unsandboxed compile anyway
+            return known
+        with tempfile.TemporaryDirectory(prefix="reduction-cccl-probe-") as folder:
+            scratch = Path(folder) / "scratch"
+            scratch.mkdir()
+            source = Path(folder) / "probe.cu"
+            source.write_text(PROBE, encoding="ascii")
+            source.chmod(0o644)
+            os.chmod(folder, 0o755)
+
+            def probe(hidden: tuple[Path, ...]) -> str:
+                argv = [self.manifest.nvcc, "-M", "-x", "cu", "-std=c++17",
+                        *[f"-I{d}" for d in self.manifest.include_dirs], str(source)]
+                result = self._sandboxed(argv, self._compile_view(source, scratch, hidden), TRUSTED_TIMEOUT_S)
+                return result.stdout if result.returncode == 0 else ""
+
+            return hidden_library_folders(probe, known)
+
     # ---- the steps
 
     def compile(self, student: str, lab: Lab, source: Path, module: Path, timeout: float) -> ProcessResult:
@@ -202,12 +242,9 @@ class Toolchain:
         built = scratch / lab.module_file
         argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
                 str(source.resolve()), "-o", str(built)]
-        # The CUDA C++ Core Libraries (CUB, Thrust, libcu++) are not there: a lab is the student's own
-        # reduction, not a call of the library the course times it against.
-        libraries = () if self.allow_cccl else (self._toolkit() / "include" / "cccl",)
-        view = View(read_only=(source.resolve(), *map(Path, self.manifest.include_dirs), self._toolkit()),
-                    writable=(scratch,), cwd=scratch, hidden=libraries)
-        result = self._sandboxed(argv, view, timeout)
+        # The CUDA C++ Core Libraries (CUB, Thrust, libcu++) are not there, wherever this machine keeps
+        # them: a lab is the student's own reduction, not a call of the library the course times it against.
+        result = self._sandboxed(argv, self._compile_view(source, scratch, self.hidden_libraries()), timeout)
         if result.returncode == 0 and not result.timed_out:
             try:
                 descriptor = os.open(built, os.O_RDONLY | os.O_NOFOLLOW)
