@@ -29,13 +29,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import reports, signing
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, GRADING_DIR, find_students
+from .cli import EXIT_FAILED, EXIT_OK, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR, find_students
 from .manifest import GraderError, Lab, check_programs, load_manifest
 from .policy import Policy
 
-EXIT_UNFINISHED = 5     # the merge's status when some students are not complete (cli's --merge)
 STATE_FILE = "submitted.json"
-POLL_S = 2.0
+POLL_S = (1.0, 15.0)    # --wait polls squeue every second for a minute, then every 15 s (a grading takes long)
 SAFE_VALUE = re.compile(r"[A-Za-z0-9_.:,=+@/-]*")     # what goes on a #SBATCH line: no space, quote or newline
 SAFE_PATH = re.compile(r"[^\s%\"'\\]+")               # Slurm expands % in --output; #SBATCH splits at spaces
 PASSED_FLAGS = ("no_sanitizer", "no_bench", "large", "require_sandbox")  # store_true options the tasks get
@@ -242,7 +241,7 @@ def queued(job_ids: list[str]) -> set[str] | None:
 
 def wait_for(state: Submitted, logs: Path) -> int:
     ids = [job for job in (state.array_job, state.merge_job) if job]
-    failures = 0
+    failures, started = 0, time.monotonic()
     while True:
         left = queued(ids)
         if left is None:
@@ -252,7 +251,7 @@ def wait_for(state: Submitted, logs: Path) -> int:
                 return EXIT_FAILED
         elif not left:
             break
-        time.sleep(POLL_S)
+        time.sleep(POLL_S[0] if time.monotonic() - started < 60 else POLL_S[1])
     status_file = logs / f"merge-{state.merge_job}.status"
     try:
         status = int(status_file.read_text(encoding="ascii").strip())

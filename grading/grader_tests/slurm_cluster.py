@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -64,7 +66,8 @@ def graded_by_job(calls: Path) -> list[dict]:
 
 
 def files(out: Path) -> set[str]:
-    skip = ("work/", "slurm/", ".grader-key")
+    """The outputs a one-process grading writes too (the merge adds plots/, checked on their own)."""
+    skip = ("work/", "slurm/", ".grader-key", "plots/")
     return {str(path.relative_to(out)) for path in out.rglob("*")
             if path.is_file() and not str(path.relative_to(out)).startswith(skip)}
 
@@ -98,6 +101,12 @@ def compare(single: Path, sharded: Path, roster: list[str], label: str) -> None:
         check(one[0] == many[0], f"{label}: {name} has the same columns")
         check(one[1] == many[1], f"{label}: {name} has the same rows")
     check(junit_outcomes(single) == junit_outcomes(sharded), f"{label}: junit.xml has the same cases and outcomes")
+    drawn = sorted(path.name for path in (sharded / "plots").glob("*.png"))
+    if importlib.util.find_spec("matplotlib"):  # the jobs run this Python (--grade-command)
+        check("by_lab.png" in drawn and all(f"student_{name}.png" in drawn for name in roster),
+              f"{label}: the merge drew the plots, one per student among them ({len(drawn)} PNG)")
+    else:
+        print(f"      {label}: no plots to check: matplotlib is not installed for {sys.executable}")
     for student in roster:
         check(lab_results(single, student) == lab_results(sharded, student),
               f"{label}: {student}: the same verdict and points per lab")
@@ -146,6 +155,7 @@ def main() -> int:
     victim = roster[3]
     print(f"== a GPU request on a node without GPUs; then resume after deleting {victim}'s record")
     (sharded / "students" / f"{victim}.json").unlink()
+    shutil.rmtree(sharded / "plots", ignore_errors=True)  # the resumed merge must draw them again
     kept = {name: (sharded / "students" / f"{name}.json").read_bytes() for name in roster if name != victim}
     gpu = run([*slurm[:-1], "--gpus-per-task", "1"], work / "calls-gpu")
     check(gpu.returncode == 2 and "sbatch refused" in gpu.stderr, "sbatch refuses --gpus-per-task here: status 2")
