@@ -11,5 +11,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grader.cli import main  # noqa: E402
 
+
+def dispatch(argv: list[str]) -> int:
+    """--slurm schedules the grading on a Slurm cluster (grader/slurm.py); anything else grades here."""
+    if "--slurm" in argv:
+        from grader import slurm
+        return slurm.main(argv)
+    return main(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(dispatch(sys.argv[1:]))

@@ -37,6 +37,8 @@ DEFAULTS: dict = {
                   "call_timeout_s": 20.0},
     "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 8, "large_memory_gib": 48},
     "gradescope": {"leaderboard": False},   # per-lab time ratios in each results.json's "leaderboard"
+    "slurm": {"tasks": 4, "partition": "", "account": "", "time": "04:00:00", "merge_time": "00:30:00",
+              "gpus_per_task": 1, "cpus_per_task": 8, "sbatch_args": []},
 }
 
 SCALES = ("reference", "threshold")

@@ -1,0 +1,390 @@
+"""grade.py --slurm: grades a class on a Slurm cluster. It only schedules; the tasks run grade.py.
+
+It writes OUT/slurm/grade.sbatch, a job array whose task k runs
+    <grade command> SUBMISSIONS --build-dir B --out OUT --no-build --shard k/N --seed S
+(the grading exactly as on one machine, sandbox included), and OUT/slurm/merge.sbatch, which runs
+`--merge` once every task has ended (afterany: also when one died), and submits both.
+
+Resuming is running the same command again: the students whose signed record is complete are not
+graded again, and the array only gets the tasks whose shards still hold unfinished students (one
+task per student when there are no more of them than --tasks). When every student is complete it
+only merges. The seed of the first submission is kept, so a resumed class is graded on the same
+inputs, and every submission's job ids land in OUT/slurm/submitted.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import secrets
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import reports, signing
+from .cli import EXIT_FAILED, EXIT_OK, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR, find_students
+from .manifest import GraderError, Lab, check_programs, load_manifest
+from .policy import Policy
+
+STATE_FILE = "submitted.json"
+POLL_S = (1.0, 15.0)    # --wait polls squeue every second for a minute, then every 15 s (a grading takes long)
+SAFE_VALUE = re.compile(r"[A-Za-z0-9_.:,=+@/-]*")     # what goes on a #SBATCH line: no space, quote or newline
+SAFE_PATH = re.compile(r"[^\s%\"'\\]+")               # Slurm expands % in --output; #SBATCH splits at spaces
+PASSED_FLAGS = ("no_sanitizer", "no_bench", "large", "require_sandbox")  # store_true options the tasks get
+
+DESCRIPTION = """Grades a class on a Slurm cluster: writes a job array that shards the class over its tasks
+(one GPU each by default) and a merge job that builds the class outputs once they end, and submits both.
+Run it on a login node; SUBMISSIONS, BUILD and OUT must be on a file system the compute nodes share.
+Run the same command again to resume: complete students are skipped. See docs/slurm.md.
+
+  grade.py --slurm SUBMISSIONS --build-dir BUILD --out OUT [--tasks N] [--partition P] [--wait]
+"""
+
+
+@dataclass
+class SlurmSettings:
+    """The [slurm] section of the policy, overridden by the command line."""
+    tasks: int
+    partition: str
+    account: str
+    time: str
+    merge_time: str
+    gpus_per_task: int
+    cpus_per_task: int
+    sbatch_args: list[str]
+
+    @classmethod
+    def resolve(cls, section: dict, args: argparse.Namespace) -> "SlurmSettings":
+        pick = lambda name: getattr(args, name) if getattr(args, name) is not None else section[name]  # noqa: E731
+        settings = cls(tasks=pick("tasks"), partition=pick("partition"), account=pick("account"), time=pick("time"),
+                       merge_time=pick("merge_time"), gpus_per_task=pick("gpus_per_task"),
+                       cpus_per_task=pick("cpus_per_task"),
+                       sbatch_args=list(section["sbatch_args"]) + list(args.sbatch_arg or []))
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        if not (isinstance(self.tasks, int) and self.tasks >= 1):
+            raise GraderError("slurm: tasks must be 1 or more")
+        for name in ("gpus_per_task", "cpus_per_task"):
+            if not (isinstance(getattr(self, name), int) and getattr(self, name) >= 0):
+                raise GraderError(f"slurm: {name} must be 0 or more (0: not requested)")
+        for name in ("partition", "account", "time", "merge_time"):
+            if not (isinstance(getattr(self, name), str) and SAFE_VALUE.fullmatch(getattr(self, name))):
+                raise GraderError(f"slurm: {name} {getattr(self, name)!r} is not a plain Slurm value")
+        for arg in self.sbatch_args:
+            if not (isinstance(arg, str) and arg.startswith("-") and "\n" not in arg and "\r" not in arg):
+                raise GraderError(f"slurm: sbatch argument {arg!r} must be one option on one line, e.g. --mem=64G")
+
+    def common_lines(self, time_limit: str) -> list[str]:
+        """#SBATCH options both jobs take (GPUs are only the array's)."""
+        lines = [f"--time={time_limit}"] if time_limit else []
+        lines += [f"--partition={self.partition}"] if self.partition else []
+        lines += [f"--account={self.account}"] if self.account else []
+        return lines + self.sbatch_args
+
+
+@dataclass
+class Shards:
+    """Which array tasks to submit: task k grades the roster positions i with i % count == k."""
+    count: int
+    indices: list[int]
+
+    def array_spec(self) -> str:
+        return ",".join(str(k) for k in self.indices)
+
+
+@dataclass
+class Submitted:
+    """OUT/slurm/submitted.json: what the last submission was (seed kept for a resume)."""
+    seed: int
+    date: str = ""
+    array_job: str | None = None
+    merge_job: str | None = None
+    shards: int = 0
+    tasks: list[int] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grade.py --slurm", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--slurm", action="store_true", help="this mode (grade.py dispatches on it)")
+    parser.add_argument("submissions", type=Path, help="folder with one folder per student")
+    parser.add_argument("--build-dir", type=Path, required=True,
+                        help="a built tree (the tasks run with --no-build: build it first)")
+    parser.add_argument("--out", type=Path, required=True, help="output folder, shared by every task")
+    group = parser.add_argument_group("sbatch options (default: the policy's [slurm] section)")
+    group.add_argument("--tasks", type=int, help="array tasks, each grading 1/N of the unfinished class")
+    group.add_argument("--partition", help="partition of both jobs")
+    group.add_argument("--account", help="account of both jobs")
+    group.add_argument("--time", help="time limit of one grading task, e.g. 04:00:00")
+    group.add_argument("--merge-time", help="time limit of the merge job")
+    group.add_argument("--gpus-per-task", type=int, help="GPUs of one task (0: request none; a node without "
+                       "GPUs refuses a job that asks for one)")
+    group.add_argument("--cpus-per-task", type=int, help="CPUs of one task: its parallel compiles (0: the "
+                       "cluster's default)")
+    group.add_argument("--sbatch-arg", action="append", metavar="ARG",
+                       help="one more sbatch option for both jobs, e.g. --sbatch-arg=--mem=64G (repeatable)")
+    grading = parser.add_argument_group("grading options (passed to every task)")
+    grading.add_argument("--policy", type=Path, help="grading policy (default: grading/policy.toml)")
+    grading.add_argument("--labs", help="only these labs, e.g. 02,05 (default: all)")
+    grading.add_argument("--seed", type=int, help="the inputs' seed (default: the last submission's, else a new one)")
+    grading.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
+    grading.add_argument("--no-bench", action="store_true", help="skip the benchmark")
+    grading.add_argument("--large", action="store_true", help="also run the Large.* tests")
+    grading.add_argument("--require-sandbox", action="store_true", help="tasks refuse to grade unsandboxed")
+    parser.add_argument("--grade-command", help="what the jobs run instead of grade.py (default: this Python "
+                        "and grading/grade.py), e.g. a wrapper for tests")
+    parser.add_argument("--dry-run", action="store_true", help="write the job scripts and print the sbatch "
+                        "commands; submit nothing")
+    parser.add_argument("--wait", action="store_true", help="wait for the jobs to end; exit with the merge's "
+                        "status (0: every student complete, 5: some unfinished)")
+    return parser
+
+
+def unfinished_students(out: Path, roster: list[str], labs: list[Lab], key: bytes) -> list[str]:
+    """The roster students with no complete record signed by OUT's key that covers `labs` (the
+    records the tasks skip and the merge uses are the same: reports.load_records)."""
+    done = {record.student for record in reports.load_records(out, roster, key)
+            if all(lab.folder in record.labs for lab in labs)}
+    return [name for name in roster if name not in done]
+
+
+def plan_shards(roster: list[str], unfinished: list[str], tasks: int) -> Shards:
+    """At most `tasks` array tasks, none without work. With no more unfinished students than
+    tasks, one task each (shard count = roster size, so shard i is the student at position i);
+    else `tasks` shards of the whole roster (complete students in them are skipped)."""
+    positions = [roster.index(name) for name in unfinished]
+    if not positions:
+        return Shards(0, [])
+    if len(positions) <= tasks:
+        return Shards(len(roster), positions)
+    return Shards(tasks, sorted({i % tasks for i in positions}))
+
+
+def _checked(*paths: Path) -> list[str]:
+    """The paths as text, refused when a #SBATCH line or Slurm's % patterns would misread them."""
+    for path in paths:
+        if not SAFE_PATH.fullmatch(str(path)):
+            raise GraderError(f"{path}: a path for a Slurm job may not hold spaces, quotes, backslashes or %")
+    return [str(path) for path in paths]
+
+
+def _header(what: str, name: str, options: list[str]) -> str:
+    stamp = datetime.datetime.now().isoformat(timespec="seconds")
+    lines = ["#!/bin/bash", f"# {what}", f"# Written by grade.py --slurm on {stamp}. To resume, run that grade.py "
+             "--slurm command again (not this file): it re-sizes the array to the unfinished students.",
+             f"#SBATCH --job-name={name}"]
+    return "\n".join(lines + [f"#SBATCH {option}" for option in options]) + "\n"
+
+
+def task_script(command: list[str], submissions: Path, build: Path, out: Path, shards: Shards, seed: int,
+                settings: SlurmSettings, passed: list[str]) -> str:
+    sub, bld, dest, logs = _checked(submissions, build, out, out / "slurm" / "logs")
+    options = [f"--array={shards.array_spec()}", f"--output={logs}/grade-%A_%a.out"]
+    options += settings.common_lines(settings.time)
+    if settings.gpus_per_task:  # only when asked: a cluster without GPUs refuses the job at submission
+        options += ["--ntasks=1", f"--gpus-per-task={settings.gpus_per_task}"]
+    if settings.cpus_per_task:
+        options.append(f"--cpus-per-task={settings.cpus_per_task}")
+    grade = shlex.join(command + [sub, "--build-dir", bld, "--out", dest, "--no-build"])
+    body = (f"set -u\n# nproc: the CPUs this task may use (its parallel compiles)\n"
+            f"exec {grade} \\\n"
+            f"  --shard \"$SLURM_ARRAY_TASK_ID/{shards.count}\" --seed {seed} --jobs \"$(nproc)\""
+            + "".join(f" {shlex.quote(arg)}" for arg in passed) + "\n")
+    return _header(f"Grades shard $SLURM_ARRAY_TASK_ID of {shards.count} of the class {submissions}.",
+                   "reduction-grade", options) + body
+
+
+def merge_script(command: list[str], submissions: Path, build: Path, out: Path, settings: SlurmSettings,
+                 passed: list[str]) -> str:
+    sub, bld, dest, logs = map(shlex.quote, _checked(submissions, build, out, out / "slurm" / "logs"))
+    options = [f"--output={out}/slurm/logs/merge-%j.out"] + settings.common_lines(settings.merge_time)
+    body = (f"set -u\n{shlex.join(command)} {sub} --build-dir {bld} --out {dest} --no-build --merge"
+            + "".join(f" {shlex.quote(arg)}" for arg in passed) + "\n"
+            "status=$?\n"
+            f"echo \"$status\" > {logs}/merge-\"$SLURM_JOB_ID\".status  # --wait reads it (no accounting needed)\n"
+            "exit \"$status\"\n")
+    return _header(f"Builds the class outputs in {out} from the students' signed records.",
+                   "reduction-merge", options) + body
+
+
+def sbatch(script: Path, extra: list[str], dry_run: bool) -> str | None:
+    """Submits `script`; returns the job id (None on a dry run)."""
+    command = ["sbatch", "--parsable", *extra, str(script)]
+    if dry_run:
+        print("would run: " + shlex.join(command))
+        return None
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        raise GraderError(f"sbatch refused {script.name}: {completed.stderr.strip() or completed.stdout.strip()}")
+    return completed.stdout.strip().split(";")[0]  # "<id>" or "<id>;<cluster>"
+
+
+def queued(job_ids: list[str]) -> set[str] | None:
+    """The ones of `job_ids` (array or single jobs) that Slurm still lists; None when squeue fails."""
+    # --user=<uid>, not --me (Slurm 20.11+); %F: an array's job id, or a plain job's own
+    completed = subprocess.run(["squeue", "--noheader", f"--user={os.getuid()}", "--format=%F"],
+                               capture_output=True, text=True)
+    if completed.returncode != 0:
+        return None
+    return set(completed.stdout.split()) & set(job_ids)
+
+
+def wait_for(state: Submitted, logs: Path) -> int:
+    ids = [job for job in (state.array_job, state.merge_job) if job]
+    failures, started = 0, time.monotonic()
+    while True:
+        left = queued(ids)
+        if left is None:
+            failures += 1
+            if failures > 15:
+                print("error: --wait: squeue keeps failing; check the jobs by hand", file=sys.stderr)
+                return EXIT_FAILED
+        elif not left:
+            break
+        time.sleep(POLL_S[0] if time.monotonic() - started < 60 else POLL_S[1])
+    status_file = logs / f"merge-{state.merge_job}.status"
+    try:
+        status = int(status_file.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        print(f"error: the merge job {state.merge_job} ended without a status (cancelled? see "
+              f"{logs}/merge-{state.merge_job}.out)", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"merge job {state.merge_job} ended with status {status} (log: {logs}/merge-{state.merge_job}.out)")
+    if status == EXIT_UNFINISHED:
+        print(f"some students are unfinished: the task logs ({logs}/grade-{state.array_job}_*.out) say why; run "
+              "the same command again to grade them")
+    return status
+
+
+def load_state(path: Path) -> Submitted | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Submitted(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def main(argv=None, manifest=None) -> int:
+    """The --slurm command line; tests pass a ready manifest (their build has no real programs)."""
+    args = build_parser().parse_args(argv)
+    try:
+        out, submissions, build = args.out.resolve(), args.submissions.resolve(), args.build_dir.resolve()
+        default_policy = GRADING_DIR / "policy.toml"
+        policy_path = args.policy or (default_policy if default_policy.is_file() else None)
+        settings = SlurmSettings.resolve(Policy.load(policy_path).section("slurm"), args)
+        if manifest is None:  # the tasks run with --no-build: the programs must be there now
+            manifest = load_manifest(build)
+            check_programs(manifest)
+        labs = manifest.select(args.labs.split(",") if args.labs else None)
+        roster = [name for name, _ in find_students(submissions, None, lambda text: print(text, flush=True))]
+        try:
+            key = signing.load_key(out)  # made here, once: the tasks must not race to create it
+        except (OSError, ValueError) as exc:
+            raise GraderError(f"{out}: cannot use the output folder's key ({exc})") from None
+        folder = out / "slurm"
+        (folder / "logs").mkdir(parents=True, exist_ok=True)
+        earlier = load_state(folder / STATE_FILE)
+        if not args.dry_run:
+            check_idle(earlier)
+        unfinished = unfinished_students(out, roster, labs, key)
+        state = Submitted(seed=args.seed if args.seed is not None else (earlier.seed if earlier else
+                                                                        secrets.randbits(62)),
+                          date=datetime.datetime.now().isoformat(timespec="seconds"), unfinished=unfinished)
+        command = shlex.split(args.grade_command) if args.grade_command else [sys.executable,
+                                                                              str(GRADING_DIR / "grade.py")]
+        selection = [f"--policy={policy_path.resolve()}"] if policy_path else []
+        selection += [f"--labs={args.labs}"] if args.labs else []
+        passed = selection + [f"--{flag.replace('_', '-')}" for flag in PASSED_FLAGS if getattr(args, flag)]
+        jobs = Jobs(command, submissions, build, out, settings, args.dry_run)
+        submit(jobs, state, plan_shards(roster, unfinished, settings.tasks), passed, selection)
+    except GraderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    print_summary(state, roster, out, args.dry_run)
+    return wait_for(state, out / "slurm" / "logs") if args.wait and not args.dry_run else EXIT_OK
+
+
+def check_idle(earlier: Submitted | None) -> None:
+    """A resubmission while the last one's jobs still run would count their students as unfinished."""
+    if shutil.which("sbatch") is None:
+        raise GraderError("sbatch not found: run this on the cluster's login node (or use --dry-run)")
+    running = queued([job for job in (earlier.array_job, earlier.merge_job) if job]) if earlier else None
+    if running:
+        ids = " ".join(sorted(running))
+        raise GraderError(f"jobs {ids} of the last submission are still queued or running: wait for them "
+                          f"(squeue --jobs={ids.replace(' ', ',')}) or cancel them (scancel {ids}) before resubmitting")
+
+
+@dataclass
+class Jobs:
+    """What both job scripts need."""
+    command: list[str]
+    submissions: Path
+    build: Path
+    out: Path
+    settings: SlurmSettings
+    dry_run: bool
+
+
+def submit(jobs: Jobs, state: Submitted, shards: Shards, passed: list[str], selection: list[str]) -> None:
+    """Writes and submits the array (when a student is unfinished), then the merge after it; the
+    state file follows each submission, so a failed merge submission still leaves the array known."""
+    folder = jobs.out / "slurm"
+    state.shards, state.tasks = shards.count, shards.indices
+    save = (lambda: None) if jobs.dry_run else (lambda: reports.write_json(folder / STATE_FILE, asdict(state)))
+    grade = folder / "grade.sbatch"
+    if shards.indices:
+        grade.write_text(task_script(jobs.command, jobs.submissions, jobs.build, jobs.out, shards, state.seed,
+                                     jobs.settings, passed), encoding="utf-8")
+        try:
+            state.array_job = sbatch(grade, [], jobs.dry_run)
+        except GraderError as exc:
+            gpus = jobs.settings.gpus_per_task
+            hint = (f" (it asks for {gpus} GPU(s) per task: choose a partition with GPUs, --partition, or "
+                    "--gpus-per-task 0 with the cluster's own --sbatch-arg=--gres=...)" if gpus else "")
+            raise GraderError(f"{exc}{hint}") from None
+        save()
+    else:
+        grade.unlink(missing_ok=True)  # not last time's array: nothing to grade now
+    merge = folder / "merge.sbatch"
+    merge.write_text(merge_script(jobs.command, jobs.submissions, jobs.build, jobs.out, jobs.settings, selection),
+                     encoding="utf-8")
+    after = [f"--dependency=afterany:{state.array_job or '<array id>'}"] if shards.indices else []
+    try:
+        state.merge_job = sbatch(merge, after, jobs.dry_run)
+    except GraderError as exc:
+        submitted = f"; the array {state.array_job} is submitted: run this command again once it ends" \
+            if state.array_job else ""
+        raise GraderError(f"{exc}{submitted}") from None
+    save()
+
+
+def print_summary(state: Submitted, roster: list[str], out: Path, dry_run: bool) -> None:
+    folder, logs = out / "slurm", out / "slurm" / "logs"
+    done = len(roster) - len(state.unfinished)
+    print(f"class: {len(roster)} students, {done} complete, {len(state.unfinished)} to grade; seed {state.seed}")
+    if state.tasks:
+        tasks = f"{len(state.tasks)} task(s) ({state.shards} shard(s) of the roster: {','.join(map(str, state.tasks))})"
+        print(f"grading array: {state.array_job or '(dry run)'}, {tasks}, script {folder}/grade.sbatch")
+    else:
+        print("every student is complete: only the merge is submitted")
+    after = ", after the array ends" if state.tasks else ""
+    print(f"merge job: {state.merge_job or '(dry run)'}{after}, script {folder}/merge.sbatch")
+    if dry_run:
+        return
+    ids = ",".join(job for job in (state.array_job, state.merge_job) if job)
+    print(f"watch:   squeue --jobs={ids}   (logs: {logs}/)")
+    print(f"outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/ once the merge job has run")
+    print("resume:  run this same command again (complete students are skipped); "
+          f"cancel: scancel {ids.replace(',', ' ')}")
