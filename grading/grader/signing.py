@@ -12,6 +12,7 @@ import hmac
 import json
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 KEY_FILE = ".grader-key"
@@ -19,19 +20,24 @@ SIGNATURE = "signature"
 
 
 def load_key(out: Path) -> bytes:
-    """The output folder's key, made (readable by the grader's user only) on first use."""
+    """The output folder's key, made (readable by the grader's user only) on first use. Graders that
+    start together on one OUT (shards, --gpus workers) agree on it: the key is written whole into a
+    file of its own, then linked into place, which only one of them can do; the others read that one."""
     path = Path(out) / KEY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        key = bytes.fromhex(path.read_text(encoding="ascii").strip())
-        if len(key) < 32:
-            raise ValueError(f"{path}: not a grader key")
-        return key
-    key = secrets.token_bytes(32)
-    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-        handle.write(key.hex() + "\n")
+    if not path.exists():
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f"{KEY_FILE}.", suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "w", encoding="ascii") as handle:   # mkstemp: mode 0600
+                handle.write(secrets.token_bytes(32).hex() + "\n")
+            os.link(temporary, path)
+        except FileExistsError:
+            pass   # another grader linked its key first: that one is the key
+        finally:
+            os.unlink(temporary)
+    key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    if len(key) < 32:
+        raise ValueError(f"{path}: not a grader key")
     return key
 
 

@@ -73,6 +73,18 @@ class ClaimTest(unittest.TestCase):
             second.release()
 
 
+class KeyTest(unittest.TestCase):
+    def test_graders_starting_together_on_one_output_folder_agree_on_its_key(self):
+        from concurrent.futures import ThreadPoolExecutor
+        from grader import signing
+        for _ in range(20):
+            with tempfile.TemporaryDirectory() as out:
+                with ThreadPoolExecutor(8) as pool:
+                    keys = list(pool.map(lambda _: signing.load_key(Path(out)), range(8)))
+                self.assertEqual(len(set(keys)), 1)
+                self.assertEqual(sorted(p.name for p in Path(out).iterdir()), [signing.KEY_FILE])
+
+
 class ProgressTest(unittest.TestCase):
     def test_counts_students_labs_and_failures(self):
         progress = Progress(total=3)
