@@ -13,7 +13,7 @@
 //
 //   // d_in <-- [8, 6, 7, 5, 3, 0, 9] (float)
 //   reduce<reduction::ops::Max<float>>(d_in, 7, d_out, ...);          // *d_out <-- 9
-//   reduce<reduction::ops::MeanStddev>(d_in, 7, d_moments, ...);      // *d_moments <-- {7, 5.428571, 55.714287}
+//   reduce<reduction::ops::MeanStddev>(d_in, 7, d_moments, ...);      // *d_moments <-- {7, 5.428571, 57.71429}
 #pragma once
 
 #include <reduction/lab.hpp>
