@@ -7,5 +7,6 @@ namespace reduction::testing {
 
 void register_lab01_tests(const LabModule& lab, const LabRunner& runner);
 void register_lab10_tests(const LabModule& lab, const LabRunner& runner);
+void register_lab12_tests(const LabModule& lab, const LabRunner& runner);
 
 }  // namespace reduction::testing
