@@ -17,6 +17,8 @@ fi
 # Small cases only: warp, block and tail edges, each type; the sanitizers slow kernels 10-100x.
 # Lab 11 adds its calls back to back (the ticket and the last block, across launches).
 filter='Small.int_mixed_sign_n33:Small.int_mixed_sign_n2049:Small.float_uniform_positive_n1025:Small.int_small_integers_n65535:Small.float_mixed_sign_n65535:Contract.EmptyInputGivesZero_*:Lab11.BackToBackCallsWithoutHostSyncAreEachRight_*'
+# The Lab12 patterns (every operator at one and two blocks, and empty) match only lab 12's tests.
+filter+=':Lab12.*_n33:Lab12.*_n4097:Lab12.Empty*'
 export REDUCTION_CALL_TIMEOUT_S=600
 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 "$runner" --lab="$module" --gtest_filter="$filter"
 status=$?

@@ -1,4 +1,5 @@
 // reduction_bench: your lab next to the reference, CUB and the read roof, in one run.
+#include "bench_operators.hpp"
 #include "bench_options.hpp"
 #include "bench_report.hpp"
 #include "cub_sum.hpp"
@@ -7,6 +8,7 @@
 #include <reduction/input.hpp>
 #include <reduction/lab.hpp>
 #include <reduction/lab_module.hpp>
+#include <reduction/operators.hpp>
 #include <reduction/reference.hpp>
 #include <reduction/timing.hpp>
 #include <reduction/watchdog.hpp>
@@ -150,6 +152,59 @@ class Bench {
     for (const auto& lab : labs) {
       std::cerr << "[" << ++done << "/" << total << "] " << lab.folder << " " << type << " n=" << n << "\n";
       measure_lab(work, lab, type, bytes);
+    }
+    if (!options_.operators.empty()) measure_operators(work, labs, type, bytes);
+  }
+
+  // --operators: every operator of every module with an operator entry, checked once, then timed
+  // interleaved with lab 10's reference sum (when loaded); rows "12.<op>", ratio = x lab 10's sum.
+  template <typename T>
+  void measure_operators(Workload<T>& work, const std::vector<LabPair>& labs, const std::string& type, double bytes) {
+    const LabModule* lab10 = nullptr;
+    for (const auto& lab : labs)
+      if (lab.number == 10 && lab.reference) lab10 = &*lab.reference;
+    std::vector<Launch> launches;
+    if (lab10)
+      launches.push_back([&, lab10](cudaStream_t s) {
+        const auto result =
+            lab10->sum<T>(work.input.get(), work.n, work.outputs.get() + 2, work.temp.get(), work.temp.bytes(), s);
+        if (!result.ok()) throw std::runtime_error(result.message);
+      });
+    std::vector<std::pair<std::string, std::string>> timed;  // who, lab column
+    DeviceBuffer<ReductionMoments> outs(2 * REDUCTION_OPERATOR_COUNT);
+    for (const auto& lab : labs) {
+      for (const auto& [who, module] : {std::pair{options_.student_name, lab.student ? &*lab.student : nullptr},
+                                        std::pair{std::string("reference"), lab.reference ? &*lab.reference : nullptr}}) {
+        if (module == nullptr || !module->has_operators() || (who == "reference" && options_.aa_check))
+          continue;
+        ReductionMoments* slots = outs.get() + (who == "reference" ? REDUCTION_OPERATOR_COUNT : 0);
+        for (auto& op : operator_launches<T>(*module, options_.operators, work.input.get(), work.host, slots,
+                                             work.temp.get(), work.temp.bytes())) {
+          const std::string name = lab.folder.substr(0, 2) + "." + ops::operator_name(op.op);
+          std::string failure;
+          run_with_deadline([&] { failure = op.check(); }, call_timeout_seconds(60.0), "lab " + name);
+          if (failure.empty()) {
+            launches.push_back(op.launch);
+            timed.emplace_back(who, name);
+          } else {
+            Row row = basic_row(who, name, type, work.n);
+            row.status = "WRONG_ANSWER";
+            row.detail = failure;
+            rows_.push_back(row);
+          }
+        }
+      }
+    }
+    if (timed.empty()) return;
+    const auto timings = timer_.time_device_interleaved(launches);
+    const std::size_t first = lab10 ? 1 : 0;
+    for (std::size_t k = 0; k < timed.size(); ++k) {
+      Row row = make_row(timed[k].first, timed[k].second, type, work.n, timings[first + k], bytes);
+      if (lab10) {
+        row.ref_median_us = timings[0].stats.median;
+        row.ratio_to_ref = *row.median_us / timings[0].stats.median;
+      }
+      rows_.push_back(row);
     }
   }
 

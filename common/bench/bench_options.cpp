@@ -1,5 +1,6 @@
 // Parsing of reduction_bench's command line.
 #include "bench_options.hpp"
+#include "bench_operators.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,10 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --no-cub              skip the CUB row
   --run-once            call each module once per size and type, untimed (for ncu: see
                         grading/profile_lab.py)
+  --operators LIST      also time the operators of the labs that have them (lab 12):
+                        sum,product,min,max,moments or all; rows named 12.<operator>, timed
+                        interleaved with lab 10's reference sum (load it: --labs 10,12), whose
+                        time their ratio column divides by
 )";
 
 std::size_t parse_size(const std::string& text) {
@@ -97,6 +102,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
     else if (arg == "--aa") options.aa_check = true;
     else if (arg == "--no-cub") options.with_cub = false;
     else if (arg == "--run-once") options.run_once = true;
+    else if (arg == "--operators") options.operators = parse_operators(value());
     else throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
   }
   if (options.sizes.empty()) options.sizes = options.aa_check ? std::vector<std::size_t>{1u << 24} : default_sizes();

@@ -1,6 +1,8 @@
 // Command-line options of reduction_bench.
 #pragma once
 
+#include <reduction/operator_abi.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@ struct Options {
   bool references_only = false;          // no student build: references, CUB and roof only
   bool with_cub = true;
   bool run_once = false;                 // one call per module, no timing: for the profiler
+  std::vector<ReductionOperator> operators;  // lab 12's operators to time too (--operators)
 };
 
 // The default sweep: 2^10, 2^12, ..., 2^28.

@@ -22,7 +22,15 @@ LabModule LabModule::load(const std::string& path) {
   const ReductionLab* lab = entry();
   if (lab == nullptr || lab->abi_version != REDUCTION_LAB_ABI_VERSION)
     throw LabLoadError("'" + path + "' was built against another version of lab.hpp: rebuild it");
-  return LabModule(path, lab);
+  // The operator entry is optional: most labs have none.
+  const ReductionOperatorLab* operators = nullptr;
+  if (auto operator_entry = reinterpret_cast<ReductionOperatorEntryFn>(dlsym(handle, REDUCTION_OPERATOR_ENTRY_SYMBOL))) {
+    operators = operator_entry();
+    if (operators == nullptr || operators->abi_version != REDUCTION_OPERATOR_ABI_VERSION ||
+        operators->reduce_int == nullptr || operators->reduce_float == nullptr || operators->moments_float == nullptr)
+      throw LabLoadError("'" + path + "' was built against another version of operators.hpp: rebuild it");
+  }
+  return LabModule(path, lab, operators);
 }
 
 std::string LabModule::folder() const {
@@ -46,6 +54,38 @@ LabCallResult LabModule::sum<float>(const float* in, std::size_t num_items, floa
   char message[1024] = "";
   const ReductionLabStatus status =
       lab_->sum_float(in, num_items, out, temp, temp_bytes, stream, message, sizeof message);
+  return {status, message};
+}
+
+const ReductionOperatorLab& LabModule::operators() const {
+  if (operators_ == nullptr)
+    throw std::logic_error("lab " + folder() + " has no operator entry (" + REDUCTION_OPERATOR_ENTRY_SYMBOL + ")");
+  return *operators_;
+}
+
+template <>
+LabCallResult LabModule::reduce<int>(ReductionOperator op, const int* in, std::size_t num_items, int* out,
+                                     void* temp, std::size_t temp_bytes, cudaStream_t stream) const {
+  char message[1024] = "";
+  const ReductionLabStatus status =
+      operators().reduce_int(op, in, num_items, out, temp, temp_bytes, stream, message, sizeof message);
+  return {status, message};
+}
+
+template <>
+LabCallResult LabModule::reduce<float>(ReductionOperator op, const float* in, std::size_t num_items, float* out,
+                                       void* temp, std::size_t temp_bytes, cudaStream_t stream) const {
+  char message[1024] = "";
+  const ReductionLabStatus status =
+      operators().reduce_float(op, in, num_items, out, temp, temp_bytes, stream, message, sizeof message);
+  return {status, message};
+}
+
+LabCallResult LabModule::moments(const float* in, std::size_t num_items, ReductionMoments* out, void* temp,
+                                 std::size_t temp_bytes, cudaStream_t stream) const {
+  char message[1024] = "";
+  const ReductionLabStatus status =
+      operators().moments_float(in, num_items, out, temp, temp_bytes, stream, message, sizeof message);
   return {status, message};
 }
 

@@ -27,7 +27,9 @@ constexpr double kDefaultCallSeconds = 60.0;
 }
 
 // The device side of one test: buffers sized for the largest input, reused for a second call.
-template <typename T>
+// In: the input's element type; Out: what the entry writes (the same for a sum; lab 12's moments
+// write a ReductionMoments).
+template <typename In, typename Out = In>
 class DeviceCase {
  public:
   // The input is allocated last, so that a read past its end lands outside any allocation,
@@ -35,46 +37,56 @@ class DeviceCase {
   DeviceCase(std::size_t n, std::size_t offset)
       : output_(1), temp_(guaranteed_temp_storage_bytes(n)), input_(n + offset), offset_(offset) {
     REDUCTION_CHECK(cudaMemset(temp_.get(), 0xFF, temp_.bytes()));  // garbage, never zeros
-    if (offset) REDUCTION_CHECK(cudaMemset(input_.get(), 0xFF, offset * sizeof(T)));  // the skipped slots
+    if (offset) REDUCTION_CHECK(cudaMemset(input_.get(), 0xFF, offset * sizeof(In)));  // the skipped slots
   }
 
-  LabRun<T> call(const LabModule& lab, const std::vector<T>& host_input, std::optional<T> output_before,
-                 bool check_input, const std::string& what, const RunnerOptions& options) {
-    T* d_in = input_.get() + offset_;
-    REDUCTION_CHECK(cudaMemcpy(d_in, host_input.data(), host_input.size() * sizeof(T), cudaMemcpyHostToDevice));
-    if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(T), cudaMemcpyHostToDevice));
+  // `entry(d_in, n, d_out, d_temp, temp_bytes, stream)` calls the lab and returns its LabCallResult.
+  template <typename Entry>
+  LabRun<Out> call(const Entry& entry, const std::vector<In>& host_input, std::optional<Out> output_before,
+                   bool check_input, const std::string& what, const RunnerOptions& options) {
+    In* d_in = input_.get() + offset_;
+    REDUCTION_CHECK(cudaMemcpy(d_in, host_input.data(), host_input.size() * sizeof(In), cudaMemcpyHostToDevice));
+    if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(Out), cudaMemcpyHostToDevice));
     // The copies and the scratch poisoning ran on the legacy default stream, which does not
     // order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may return
     // before its DMA lands): wait for all of it before the lab runs.
     REDUCTION_CHECK(cudaDeviceSynchronize());
-    LabRun<T> run;
+    LabRun<Out> run;
     run_with_deadline(
         [&] {
-          const LabCallResult result = lab.sum<T>(d_in, host_input.size(), output_.get(),
-                                                  temp_.get(), temp_.bytes(), stream_.get());
+          const LabCallResult result = entry(d_in, host_input.size(), output_.get(), temp_.get(), temp_.bytes(),
+                                             stream_.get());
           run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
           run.message = result.message;
           if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
           stream_.synchronize();
         },
         options.call_seconds, what);
-    REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(Out), cudaMemcpyDeviceToHost));
     if (check_input) {
-      std::vector<T> after(host_input.size());
-      REDUCTION_CHECK(cudaMemcpy(after.data(), d_in, after.size() * sizeof(T), cudaMemcpyDeviceToHost));
-      run.input_unchanged = std::memcmp(after.data(), host_input.data(), after.size() * sizeof(T)) == 0;
-      run.input_digest = grading::digest_bytes(after.data(), after.size() * sizeof(T));
+      std::vector<In> after(host_input.size());
+      REDUCTION_CHECK(cudaMemcpy(after.data(), d_in, after.size() * sizeof(In), cudaMemcpyDeviceToHost));
+      run.input_unchanged = std::memcmp(after.data(), host_input.data(), after.size() * sizeof(In)) == 0;
+      run.input_digest = grading::digest_bytes(after.data(), after.size() * sizeof(In));
     }
     return run;
   }
 
  private:
-  DeviceBuffer<T> output_;
+  DeviceBuffer<Out> output_;
   DeviceBuffer<unsigned char> temp_;
-  DeviceBuffer<T> input_;
+  DeviceBuffer<In> input_;
   std::size_t offset_;
   Stream stream_;
 };
+
+// The sum entry of `lab`, as DeviceCase::call wants it.
+template <typename T>
+auto sum_entry(const LabModule& lab) {
+  return [&lab](const T* in, std::size_t n, T* out, void* temp, std::size_t temp_bytes, cudaStream_t stream) {
+    return lab.sum<T>(in, n, out, temp, temp_bytes, stream);
+  };
+}
 
 template <typename T>
 LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::optional<T> output_before,
@@ -211,6 +223,10 @@ float sentinel<float>() {
   std::memcpy(&value, &kFloatSentinelBits, sizeof value);
   return value;
 }
+template <>
+ReductionMoments sentinel<ReductionMoments>() {  // a count no test reaches, NaN-patterned mean and M2
+  return {0x5EADBEEF5EADBEEFull, sentinel<float>(), sentinel<float>()};
+}
 
 LabRunner::LabRunner(const LabModule& lab, RunnerOptions options) : lab_(lab), options_(with_defaults(std::move(options))) {}
 
@@ -224,7 +240,7 @@ LabRun<T> LabRunner::run(const std::vector<T>& input, const std::string& what, b
   if (!options_.on_device) return host_call<T>(lab_, input, before, check_input, what, options_);
   return guard_cuda(what, options_, [&] {
     DeviceCase<T> device(input.size(), offset);
-    return device.call(lab_, input, before, check_input, what, options_);
+    return device.call(sum_entry<T>(lab_), input, before, check_input, what, options_);
   });
 }
 
@@ -238,8 +254,8 @@ std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first
   }
   return guard_cuda(what, options_, [&] {
     DeviceCase<T> device(std::max(first.size(), second.size()), 0);
-    auto a = device.call(lab_, first, sentinel<T>(), false, what, options_);
-    auto b = device.call(lab_, second, std::nullopt, false, what, options_);  // output keeps a's result
+    auto a = device.call(sum_entry<T>(lab_), first, sentinel<T>(), false, what, options_);
+    auto b = device.call(sum_entry<T>(lab_), second, std::nullopt, false, what, options_);  // output keeps a's result
     return std::make_pair(a, b);
   });
 }
@@ -261,6 +277,30 @@ std::vector<LabRun<T>> LabRunner::run_in_graph(const std::vector<T>& first, cons
   return guard_cuda(what, options_, [&] { return device_graph<T>(lab_, first, second, what, options_); });
 }
 
+template <typename T>
+LabRun<T> LabRunner::run_operator(ReductionOperator op, const std::vector<T>& input, const std::string& what,
+                                  std::size_t offset) const {
+  if (!options_.on_device) throw std::logic_error("the operator entry is for device labs only");
+  return guard_cuda(what, options_, [&] {
+    DeviceCase<T> device(input.size(), offset);
+    const auto entry = [&](const T* in, std::size_t n, T* out, void* temp, std::size_t temp_bytes, cudaStream_t s) {
+      return lab_.reduce<T>(op, in, n, out, temp, temp_bytes, s);
+    };
+    return device.call(entry, input, sentinel<T>(), /*check_input=*/true, what, options_);
+  });
+}
+
+LabRun<ReductionMoments> LabRunner::run_moments(const std::vector<float>& input, const std::string& what,
+                                                std::size_t offset) const {
+  if (!options_.on_device) throw std::logic_error("the operator entry is for device labs only");
+  return guard_cuda(what, options_, [&] {
+    DeviceCase<float, ReductionMoments> device(input.size(), offset);
+    const auto entry = [&](const float* in, std::size_t n, ReductionMoments* out, void* temp, std::size_t temp_bytes,
+                           cudaStream_t s) { return lab_.moments(in, n, out, temp, temp_bytes, s); };
+    return device.call(entry, input, sentinel<ReductionMoments>(), /*check_input=*/true, what, options_);
+  });
+}
+
 template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>, std::size_t) const;
 template LabRun<float> LabRunner::run<float>(const std::vector<float>&, const std::string&, bool, std::optional<float>, std::size_t) const;
 template std::pair<LabRun<int>, LabRun<int>> LabRunner::run_twice<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
@@ -269,5 +309,7 @@ template std::vector<LabRun<int>> LabRunner::run_chain<int>(const std::vector<st
 template std::vector<LabRun<float>> LabRunner::run_chain<float>(const std::vector<std::vector<float>>&, const std::string&) const;
 template std::vector<LabRun<int>> LabRunner::run_in_graph<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
 template std::vector<LabRun<float>> LabRunner::run_in_graph<float>(const std::vector<float>&, const std::vector<float>&, const std::string&) const;
+template LabRun<int> LabRunner::run_operator<int>(ReductionOperator, const std::vector<int>&, const std::string&, std::size_t) const;
+template LabRun<float> LabRunner::run_operator<float>(ReductionOperator, const std::vector<float>&, const std::string&, std::size_t) const;
 
 }  // namespace reduction::testing

@@ -67,6 +67,14 @@ class LabRunner {
   std::vector<LabRun<T>> run_in_graph(const std::vector<T>& first, const std::vector<T>& second,
                                       const std::string& what) const;
 
+  // One call of the operator entry (lab 12) on the same terms as run(): the sentinel in the
+  // output, the scratch poisoned, the deadline, the input checked afterwards. Device labs only.
+  template <typename T>
+  LabRun<T> run_operator(ReductionOperator op, const std::vector<T>& input, const std::string& what,
+                         std::size_t offset = 0) const;
+  LabRun<ReductionMoments> run_moments(const std::vector<float>& input, const std::string& what,
+                                       std::size_t offset = 0) const;
+
   const LabModule& lab() const { return lab_; }
 
  private:

@@ -83,6 +83,7 @@ void register_lab_specific_tests(const LabModule& lab, const LabRunner& runner) 
       {1, &register_lab01_tests},
       {10, &register_lab10_tests},
       {11, &register_lab11_tests},
+      {12, &register_lab12_tests},
   };
   if (const auto it = registrars.find(lab.number()); it != registrars.end()) it->second(lab, runner);
 }

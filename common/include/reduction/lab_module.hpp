@@ -1,8 +1,10 @@
-// Loads a lab module (lab<NN>_<name>.so) by path and calls its entry points. Student and
-// reference builds of the same lab export the same names, so each is loaded privately.
+// Loads a lab module (lab<NN>_<name>.so) by path and calls its entry points: the sum entry every
+// lab exports (lab_abi.h), and the operator entry of the labs that have one (operator_abi.h).
+// Student and reference builds of the same lab export the same names, so each is loaded privately.
 #pragma once
 
 #include <reduction/lab_abi.h>
+#include <reduction/operator_abi.h>
 
 #include <cstddef>
 #include <stdexcept>
@@ -44,10 +46,22 @@ class LabModule {
   LabCallResult sum(const T* in, std::size_t num_items, T* out, void* temp_storage,
                     std::size_t temp_storage_bytes, cudaStream_t stream) const;
 
+  // The operator entry: present only in labs that export one (lab 12). The calls below throw
+  // std::logic_error on a module without it; `op` is any operator but MOMENTS.
+  bool has_operators() const { return operators_ != nullptr; }
+  template <typename T>
+  LabCallResult reduce(ReductionOperator op, const T* in, std::size_t num_items, T* out, void* temp_storage,
+                       std::size_t temp_storage_bytes, cudaStream_t stream) const;
+  LabCallResult moments(const float* in, std::size_t num_items, ReductionMoments* out, void* temp_storage,
+                        std::size_t temp_storage_bytes, cudaStream_t stream) const;
+
  private:
-  LabModule(std::string path, const ReductionLab* lab) : path_(std::move(path)), lab_(lab) {}
+  LabModule(std::string path, const ReductionLab* lab, const ReductionOperatorLab* operators)
+      : path_(std::move(path)), lab_(lab), operators_(operators) {}
+  const ReductionOperatorLab& operators() const;
   std::string path_;
   const ReductionLab* lab_;
+  const ReductionOperatorLab* operators_;  // null: the module has no operator entry
 };
 
 // The module file name of a lab folder: "02_atomic" -> "lab02_atomic.so".

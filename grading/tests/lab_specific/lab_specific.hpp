@@ -22,5 +22,6 @@ void register_unaligned_input_tests(const LabModule& lab, const LabRunner& runne
 // "1.5 (0x3fc00000)": a float with its bits, for messages about bitwise identity.
 std::string bits_of(float value);
 inline bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+void register_lab12_tests(const LabModule& lab, const LabRunner& runner);
 
 }  // namespace reduction::testing
