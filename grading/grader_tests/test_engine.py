@@ -26,6 +26,9 @@ def tearDownModule():
     CLASS_DIR.cleanup()
 
 
+BONUS_LABS = ("11_single_pass", "12_any_operator")   # bonus = true in the shipped policy
+
+
 def students():
     return [(path.name, path) for path in sorted(SUBMISSIONS.iterdir()) if path.is_dir()]
 
@@ -111,7 +114,7 @@ class TestExampleClass(GradingCase):
     def test_scores_follow_the_policy(self):
         alice = self.record("alice")
         bonus = sum(lab["score"]["max"] for lab in alice["labs"].values() if lab["score"]["bonus"])
-        self.assertEqual(bonus, 20.0, "lab 11 is a bonus lab by default")
+        self.assertEqual(bonus, 40.0, "labs 11 and 12 are bonus labs by default")
         self.assertEqual(alice["total"], alice["max_total"] + bonus)
         self.assertEqual(alice["max_total"], 190.0)
         self.assertEqual(self.record("dave")["labs"]["11_single_pass"]["score"]["total"], 0.0)
@@ -143,8 +146,8 @@ class TestExampleClass(GradingCase):
     def test_the_summary_table_marks_bonus_labs(self):
         records = [StudentRecord.from_json(self.record(name)) for name, _ in students()]
         text = summary_table(records, self.manifest.labs)
-        self.assertIn(" 11+", text.splitlines()[0])
-        self.assertIn("210/190", text.splitlines()[2])  # alice: lab 11's points on top of the 190
+        self.assertIn(" 11+ 12+", text.splitlines()[0])
+        self.assertIn("230/190", text.splitlines()[2])  # alice: labs 11 and 12's points on top of the 190
         self.assertIn("NN+ a bonus lab", text)
 
     def test_progress_lines_and_summary(self):
@@ -153,7 +156,7 @@ class TestExampleClass(GradingCase):
     def test_gradebook_has_a_column_per_lab_and_a_total(self):
         with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
-        self.assertEqual(rows[0], ["student", *[lab.folder + (" (bonus)" if lab.folder == "11_single_pass" else "")
+        self.assertEqual(rows[0], ["student", *[lab.folder + (" (bonus)" if lab.folder in BONUS_LABS else "")
                                                 for lab in self.manifest.labs], "total"])
         self.assertEqual([row[0] for row in rows[1:]], [name for name, _ in students()])
         alice = rows[1]
@@ -191,7 +194,8 @@ class TestExampleClass(GradingCase):
             for test in data["tests"]:
                 self.assertTrue({"name", "score", "max_score", "output", "status"} <= set(test))
             self.assertIn("11_single_pass (bonus)", [test["name"] for test in data["tests"]])
-            self.assertIn("/ 190 + bonus (11_single_pass)", data["output"])
+            self.assertIn("12_any_operator (bonus)", [test["name"] for test in data["tests"]])
+            self.assertIn("/ 190 + bonus (11_single_pass, 12_any_operator)", data["output"])
 
     def test_every_record_is_signed_and_names_the_seed_and_the_sandbox(self):
         for student, _ in students():
