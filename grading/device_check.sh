@@ -5,6 +5,8 @@
 #   bench     the references, CUB and the roof  grade     the grader over the example class, checked
 #   attacks   the grader over the attack class, checked (sandboxed: root and bubblewrap)
 #   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
+#   beyond    labs 10, 11 and CUB from 2^16 to 2^28, lab 12's operators, the tail-launch recursion
+#   scale     grading/bench_throughput.py: a synthetic class of 60, one GPU and every GPU, solo runs
 # The grader runs student code under bubblewrap: a GPU machine without network gets it from a
 # .deb in .debs/ (here: `apt-get download bubblewrap` into .debs/, git-ignored; carry .debs).
 # Full logs go to $OUT/logs.tar.gz (default ./device-out); a short table is printed last.
@@ -64,6 +66,17 @@ if wants bench; then
     --csv "$out/bench.csv" --json "$out/bench.json"
   sed -n '/^who/,$p' "$logs/bench.log" >>"$summary"
 fi
+if wants beyond; then  # issue 13's tables: lab 11 against CUB, lab 12's operators, dynamic parallelism
+  step "lab 11 sweep" beyond-11.log "$bench" --references-only --labs 10,11 --sizes 2^16,2^20,2^22,2^24,2^26,2^28 \
+    --types float,int --csv "$out/lab11-sweep.csv"
+  sed -n '/^who/,$p' "$logs/beyond-11.log" >>"$summary"
+  step "lab 12 operators" beyond-12.log "$bench" --references-only --labs 10,12 --operators all --sizes 2^24,2^28 \
+    --types float,int --csv "$out/lab12-operators.csv"
+  sed -n '/^who/,$p' "$logs/beyond-12.log" >>"$summary"
+  step "recursive tail launch" beyond-dp.log "$bench" --student-dir "$build/docs/code/modules" --student-name recursive \
+    --labs 10 --sizes 2^16,2^20,2^24,2^28 --types float,int
+  sed -n '/^who/,$p' "$logs/beyond-dp.log" >>"$summary"
+fi
 if ! command -v bwrap >/dev/null; then
   for deb in "$here"/.debs/bubblewrap*.deb; do [ -f "$deb" ] && dpkg -x "$deb" / && note "bubblewrap from $(basename "$deb")"; done
 fi
@@ -83,6 +96,11 @@ for class in grade attacks; do  # stage "grade" grades the example class
   fi
   tar -czf "$out/grade-$kind.tar.gz" -C "$build" "grading-$kind"
 done
+if wants scale; then  # issue 12's figures: seconds per student on one GPU, the speedup on every GPU
+  step "grading throughput" scale.log "$py" grading/bench_throughput.py --build-dir "$build" --out "$build/bench-throughput"
+  cp "$build/bench-throughput/summary.md" "$out/throughput-summary.md" 2>/dev/null
+  sed -n '/^run /,$p' "$logs/scale.log" | head -n 40 >>"$summary"
+fi
 if wants classic; then  # what a student sees from racecheck on the classic volatile-only last warp
   compute-sanitizer --tool racecheck --print-limit 6 "$build/grading/reduction_lab_tests" \
     --lab="$build/grading/fixtures/lab07_classic_volatile.so" --gtest_filter=Small.int_mixed_sign_n2049 \
