@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace reduction {
 namespace {
@@ -30,7 +33,53 @@ std::string describe(const char* what, double bound) {
   return text.str();
 }
 
+template <typename T>
+std::string text_of(T value) {
+  std::ostringstream text;
+  text.precision(std::is_same_v<T, float> ? 9 : 17);
+  text << value;
+  return text.str();
+}
+
+// What a wrong result of a min, max, sum or product usually means.
+template <typename T>
+std::string operator_hint(const std::vector<T>& input, T got, T identity) {
+  if (std::memcmp(&got, &identity, sizeof got) == 0 && !input.empty())
+    return "the result is the identity: the elements never reached the accumulators (Op::lift, Op::combine)";
+  if (std::find(input.begin(), input.end(), got) != input.end())
+    return "a value of the input, but not the right one: elements were skipped (the head, the tail, the "
+           "last partial round, a block's partial)";
+  return "elements were skipped or combined twice, or a partial was read before it was written";
+}
+
 }  // namespace
+
+const char* to_string(OperatorData data) {
+  static const char* const names[] = {"uniform_positive", "mixed_sign", "small_integers",
+                                      "odd_integers",     "near_one",   "large_mean"};
+  return names[static_cast<int>(data)];
+}
+
+std::optional<OperatorData> parse_operator_data(const std::string& text) {
+  for (int d = 0; d <= static_cast<int>(OperatorData::large_mean); ++d)
+    if (text == to_string(static_cast<OperatorData>(d))) return static_cast<OperatorData>(d);
+  return std::nullopt;
+}
+
+template <typename T>
+std::vector<T> make_operator_input(OperatorData data, std::size_t n, std::uint64_t seed) {
+  switch (data) {
+    case OperatorData::uniform_positive: return make_input<T>(Pattern::uniform_positive, n, seed);
+    case OperatorData::mixed_sign: return make_input<T>(Pattern::mixed_sign, n, seed);
+    case OperatorData::small_integers: return make_input<T>(Pattern::small_integers, n, seed);
+    default: break;
+  }
+  if constexpr (std::is_same_v<T, int>) return odd_integers_input(n, seed);
+  else if (data == OperatorData::near_one) return near_one_input(n, seed);
+  else return shifted_normal_input(n, seed, 100.0, 1.0);
+}
+template std::vector<int> make_operator_input<int>(OperatorData, std::size_t, std::uint64_t);
+template std::vector<float> make_operator_input<float>(OperatorData, std::size_t, std::uint64_t);
 
 std::vector<int> odd_integers_input(std::size_t n, std::uint64_t seed) {
   std::vector<int> values(n);
@@ -114,6 +163,92 @@ OperatorTolerance stddev_tolerance(std::size_t error_depth, std::size_t n, doubl
   const double levels = std::max(1.0, std::log2(static_cast<double>(std::max<std::size_t>(n, 1))));
   const double bound = 15.0 * h * u * max_abs * std::sqrt(levels) + (h + 5.0) * u * stddev;
   return {bound, describe("15 h u max|x| sqrt(log2 n) + (h + 5) u stddev", bound)};
+}
+
+template <typename T>
+OperatorVerdict judge_operator(ReductionOperator op, const std::vector<T>& input, T got, std::size_t error_depth) {
+  OperatorVerdict v;
+  v.got = text_of(got);
+  T identity{};
+  std::optional<T> exact;  // the result, where it is exact
+  switch (op) {
+    case REDUCTION_OPERATOR_SUM:
+      identity = ops::Sum<T>::identity();
+      if constexpr (std::is_same_v<T, int>) exact = exact_int_sum(input);
+      break;
+    case REDUCTION_OPERATOR_PRODUCT:
+      identity = ops::Product<T>::identity();
+      if constexpr (std::is_same_v<T, int>) exact = exact_int_product(input);
+      break;
+    case REDUCTION_OPERATOR_MIN:
+    case REDUCTION_OPERATOR_MAX: {
+      const bool min = op == REDUCTION_OPERATOR_MIN;
+      identity = min ? ops::Min<T>::identity() : ops::Max<T>::identity();
+      if constexpr (std::is_same_v<T, float>) {
+        if (std::any_of(input.begin(), input.end(), [](float x) { return std::isnan(x); })) {
+          v.right = std::isnan(got);
+          v.expected = "NaN (a NaN anywhere gives NaN; which NaN does not matter)";
+          v.hint = "min and max propagate NaN: fminf / fmaxf alone skip it (operators.hpp)";
+          return v;
+        }
+      }
+      exact = input.empty() ? identity : min ? *std::min_element(input.begin(), input.end())
+                                             : *std::max_element(input.begin(), input.end());
+      break;
+    }
+    default:
+      v.expected = "a result of sum, product, min or max (moments go through judge_moments)";
+      return v;
+  }
+  if (input.empty()) exact = identity;
+  if (exact) {
+    v.right = got == *exact;
+    v.expected = text_of(*exact) + (input.empty() ? " (the identity of an empty input)" : "");
+  } else if (op == REDUCTION_OPERATOR_SUM) {  // float: as every lab's sum
+    const ReferenceSum reference = reference_sum(input);
+    const FloatTolerance tolerance = float_tolerance(error_depth, reference.sum_abs);
+    v.right = std::fabs(static_cast<double>(got) - reference.sum) <= tolerance.bound;
+    v.expected = text_of(reference.sum) + " within " + text_of(tolerance.bound) + " (" + tolerance.rule + ")";
+  } else {  // float product
+    const double reference = reference_product(std::vector<float>(input.begin(), input.end()));
+    const OperatorTolerance tolerance = product_tolerance(input.size(), reference);
+    v.right = std::fabs(static_cast<double>(got) - reference) <= tolerance.bound;
+    v.expected = text_of(reference) + " (long double reference) within " + text_of(tolerance.bound) + " (" +
+                 tolerance.rule + ")";
+  }
+  if (!v.right) v.hint = operator_hint(input, got, identity);
+  return v;
+}
+template OperatorVerdict judge_operator<int>(ReductionOperator, const std::vector<int>&, int, std::size_t);
+template OperatorVerdict judge_operator<float>(ReductionOperator, const std::vector<float>&, float, std::size_t);
+
+OperatorVerdict judge_moments(const std::vector<float>& input, const ReductionMoments& got, std::size_t error_depth) {
+  OperatorVerdict v;
+  v.got = "count " + std::to_string(got.count) + ", mean " + text_of(got.mean) + ", M2 " + text_of(got.m2) +
+          " (stddev " + text_of(ops::stddev_of(got)) + ")";
+  if (input.empty()) {
+    v.right = got.count == 0 && got.mean == 0.0f && got.m2 == 0.0f;
+    v.expected = "count 0, mean 0, M2 0 (the identity triple of an empty input)";
+    v.hint = "an empty input must still write the identity (the output held a sentinel)";
+    return v;
+  }
+  const MomentsReference reference = reference_moments(input);
+  const OperatorTolerance mean = mean_tolerance(error_depth, reference.max_abs);
+  const OperatorTolerance stddev = stddev_tolerance(error_depth, input.size(), reference.max_abs, reference.stddev);
+  v.expected = "count " + std::to_string(reference.count) + ", mean " + text_of(reference.mean) + " within " +
+               text_of(mean.bound) + " (" + mean.rule + "), stddev " + text_of(reference.stddev) + " within " +
+               text_of(stddev.bound) + " (" + stddev.rule + ")";
+  if (got.count != reference.count) {
+    v.hint = "the count is exact: elements were skipped or counted twice (or the output, holding a sentinel, was "
+             "never written)";
+  } else if (!(std::fabs(ops::mean_of(got) - reference.mean) <= mean.bound)) {
+    v.hint = "the mean is off: the weight of b in Chan's mean is n_b / n";
+  } else if (!(std::fabs(ops::stddev_of(got) - reference.stddev) <= stddev.bound)) {
+    v.hint = "the stddev is off: M2 = M2_a + M2_b + delta^2 * n_a * n_b / n; a lost partial changes the count too";
+  } else {
+    v.right = true;
+  }
+  return v;
 }
 
 FloatMoments naive_float_moments(const float* values, std::size_t n) {

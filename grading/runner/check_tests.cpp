@@ -4,7 +4,9 @@
 #include "wire.hpp"
 
 #include "../tests/diagnosis.hpp"
+#include "../tests/lab_runner.hpp"
 
+#include <reduction/operator_reference.hpp>
 #include <reduction/reference.hpp>
 
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace reduction::grading {
 namespace {
@@ -80,8 +83,53 @@ Failure explain(const std::string& lab, const InputSpec& spec, const Expectation
   return f;
 }
 
+// An operator case (lab 12): the input regenerated, the value judged by operator_reference.hpp's
+// judge_operator / judge_moments, the one judgment the CTest suite (lab12.cpp) uses too, with the
+// depth of the trusted reference module.
+template <typename T>
+std::optional<Failure> judge_operator_case(const TestPlan& plan, const TestCase& c, const LabModule& reference,
+                                           const WireLine& line) {
+  const std::string what = describe(plan.lab, c);
+  if (line.get("status") == "no_operator_entry")
+    return Failure{c.id, what, "a result of the operator entry (" REDUCTION_OPERATOR_ENTRY_SYMBOL ")",
+                   "no operator entry in the module",
+                   "lab 12 must export its operator entry: keep the REDUCTION_DEFINE_OPERATOR_LAB(reduce) line"};
+  const bool moments = c.op == REDUCTION_OPERATOR_MOMENTS;
+  const std::size_t want = moments ? 3 : 1;  // moments: count, mean, M2
+  if (line.values.size() != want)
+    return Failure{c.id, what, std::to_string(want) + " values", std::to_string(line.values.size()),
+                   "the runner reported another number of values"};
+  std::uint32_t bits[3] = {0, 0, 0};
+  std::uint64_t count = 0;
+  for (std::size_t k = 0; k < want; ++k) {
+    const bool ok = moments && k == 0 ? parse_bits_hex64(line.values[k], count) : parse_bits_hex(line.values[k], bits[k]);
+    if (!ok) return Failure{c.id, what, "", "", "malformed value"};
+  }
+  const auto input = operator_case_input<T>(c);
+  const std::size_t depth = std::is_same_v<T, float> ? reference.float_error_depth(c.input.n) : 0;
+  OperatorVerdict verdict;
+  if constexpr (std::is_same_v<T, float>) {
+    if (moments) verdict = judge_moments(input, {count, from_bits<float>(bits[1]), from_bits<float>(bits[2])}, depth);
+  }
+  if (!moments) {
+    const T got = from_bits<T>(bits[0]);
+    verdict = judge_operator<T>(c.op, input, got, depth);
+    const T before = testing::sentinel<T>();
+    if (!verdict.right && std::memcmp(&got, &before, sizeof got) == 0)
+      verdict.hint = "the output still holds the sentinel written before the call: *d_out was never written";
+  }
+  if (!verdict.right) return Failure{c.id, what, verdict.expected, verdict.got, verdict.hint};
+  if (line.get("digest") != hex64(digest_bytes(input.data(), input.size() * sizeof(T))))
+    return Failure{c.id, what, "d_in unchanged", "d_in modified",
+                   "the input is read-only: reduce in shared memory or in the scratch space instead"};
+  return std::nullopt;
+}
+
 std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const LabModule& reference,
                                   const Expectations& known, const WireLine& line, bool detailed) {
+  if (c.kind == CaseKind::operator_)
+    return c.input.type == Type::int32 ? judge_operator_case<int>(plan, c, reference, line)
+                                       : judge_operator_case<float>(plan, c, reference, line);
   const Expectation& e = known.at(input_key(c.input));
   std::vector<std::uint32_t> bits;
   for (const auto& text : line.values) {
@@ -167,6 +215,16 @@ std::string describe(const std::string& lab, const InputSpec& input) {
   return out.str();
 }
 
+std::string describe(const std::string& lab, const TestCase& c) {
+  if (c.kind != CaseKind::operator_) return describe(lab, c.input);
+  std::ostringstream out;
+  out << "lab " << lab << ", operator = " << ops::operator_name(c.op) << ", n = " << c.input.n
+      << ", type = " << to_string(c.input.type) << ", input = " << to_string(c.data) << ", seed = " << c.input.seed;
+  if (c.special != Special::none) out << ", element " << c.special_at << " = " << to_string(c.special);
+  if (c.offset) out << ", d_in = a 16-byte aligned buffer + " << c.offset << " element(s)";
+  return out.str();
+}
+
 std::string input_key(const InputSpec& input) {
   return to_string(input.type) + ":" + std::to_string(input.n) + ":" + to_string(input.pattern) + ":" +
          std::to_string(input.seed);
@@ -178,6 +236,7 @@ Expectation expect_input(const InputSpec& input) {
 
 void add_expectations(const TestPlan& plan, Expectations& known) {
   for (const auto& c : plan.cases) {
+    if (c.kind == CaseKind::operator_) continue;  // judged from its regenerated input (judge_operator_case)
     for (const InputSpec* spec : {&c.input, c.second ? &*c.second : nullptr}) {
       if (spec == nullptr || known.count(input_key(*spec))) continue;
       known[input_key(*spec)] = expect_input(*spec);
@@ -267,7 +326,7 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
   field("error_message", error_message);
   field("not_implemented_message", not_implemented_message);
   field("last_started", last_started);
-  field("last_started_what", last_started.empty() ? "" : describe(plan.lab, by_id[last_started]->input));
+  field("last_started_what", last_started.empty() ? "" : describe(plan.lab, *by_id[last_started]));
   if (first) {
     out << ",\"first_failure\":{\"case\":" << json_string(first->case_id) << ",\"what\":" << json_string(first->what)
         << ",\"expected\":" << json_string(first->expected) << ",\"got\":" << json_string(first->got)

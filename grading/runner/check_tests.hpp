@@ -38,5 +38,7 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
 
 // "lab 05_sequential, n = 33, type = int, pattern = mixed_sign, seed = 123"
 std::string describe(const std::string& lab, const InputSpec& input);
+// The same for a case; an operator case names its operator, data, special value and offset.
+std::string describe(const std::string& lab, const TestCase& c);
 
 }  // namespace reduction::grading

@@ -18,6 +18,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 namespace reduction::grading {
 namespace {
@@ -67,8 +68,40 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
+// An operator case (lab 12): one call of the operator entry; a module without one is reported,
+// not run (LabModule::reduce would throw).
+template <typename T>
+void observe_operator(const testing::LabRunner& runner, const TestCase& c) {
+  if (!runner.lab().has_operators()) {
+    emit("observed", {{"case", c.id}, {"status", "no_operator_entry"},
+                      {"message", "the module exports no " REDUCTION_OPERATOR_ENTRY_SYMBOL}});
+    return;
+  }
+  std::vector<std::string> values;
+  std::string status = "ok", message, digest;
+  const auto input = operator_case_input<T>(c);
+  const auto record = [&](const auto& run) {
+    if (run.not_implemented) status = "not_implemented", message = run.message;
+    digest = hex64(run.input_digest);
+  };
+  if constexpr (std::is_same_v<T, float>) {
+    if (c.op == REDUCTION_OPERATOR_MOMENTS) {
+      const auto run = runner.run_moments(input, c.id, c.offset);
+      record(run);
+      values = {bits_hex64(run.value.count), bits_of(run.value.mean), bits_of(run.value.m2)};
+    }
+  }
+  if (c.op != REDUCTION_OPERATOR_MOMENTS) {
+    const auto run = runner.run_operator<T>(c.op, input, c.id, c.offset);
+    record(run);
+    values = {bits_of(run.value)};
+  }
+  emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+}
+
 template <typename T>
 void observe(const testing::LabRunner& runner, const TestCase& c) {
+  if (c.kind == CaseKind::operator_) return observe_operator<T>(runner, c);
   std::vector<std::string> values;
   std::string status = "ok", message, digest;
   const auto input = make_input<T>(c.input.pattern, c.input.n, c.input.seed);

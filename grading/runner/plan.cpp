@@ -4,7 +4,9 @@
 #include "../tests/test_sizes.hpp"
 
 #include <cstring>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 #include <stdexcept>
 
 namespace reduction::grading {
@@ -21,6 +23,29 @@ constexpr const char* kTestPlanHeader = "reduction-test-plan";
 constexpr const char* kTimingPlanHeader = "reduction-timing-plan";
 constexpr int kPlanVersion = 1;
 constexpr int kChainCalls = 6;  // a chain case's calls: input, second, input, ...
+
+// Lab 12's operator cases: each operator on the data its tests use (lab12.cpp), at n = 0 (the
+// identity), 1, within one block of the reference (4096 elements a block round) and over many
+// blocks, and once unaligned; float min and max also with a NaN or an infinity in the input.
+struct OperatorPlanCase {
+  ReductionOperator op;
+  Type type;
+  OperatorData data;
+};
+constexpr OperatorPlanCase kOperatorPlanCases[] = {
+    {REDUCTION_OPERATOR_SUM, Type::int32, OperatorData::mixed_sign},
+    {REDUCTION_OPERATOR_PRODUCT, Type::int32, OperatorData::odd_integers},
+    {REDUCTION_OPERATOR_MIN, Type::int32, OperatorData::mixed_sign},
+    {REDUCTION_OPERATOR_MAX, Type::int32, OperatorData::mixed_sign},
+    {REDUCTION_OPERATOR_SUM, Type::float32, OperatorData::uniform_positive},
+    {REDUCTION_OPERATOR_PRODUCT, Type::float32, OperatorData::near_one},
+    {REDUCTION_OPERATOR_MIN, Type::float32, OperatorData::mixed_sign},
+    {REDUCTION_OPERATOR_MAX, Type::float32, OperatorData::uniform_positive},
+    {REDUCTION_OPERATOR_MOMENTS, Type::float32, OperatorData::mixed_sign},
+    {REDUCTION_OPERATOR_MOMENTS, Type::float32, OperatorData::large_mean}};
+constexpr std::size_t kOperatorPlanSizes[] = {0, 1, 1000, 1000003};
+constexpr std::size_t kOperatorUnalignedSize = 4099, kOperatorUnalignedOffset = 3;
+constexpr std::size_t kSpecialValueSize = 65537;
 
 // "key=value" tokens of one line, after the first word.
 struct Fields {
@@ -68,6 +93,27 @@ InputSpec read_input(const Fields& f, const std::string& suffix) {
           to_pattern(f.get("pattern" + suffix)), to_u64(f.get("seed" + suffix))};
 }
 
+Special parse_special(const std::string& text) {
+  for (Special special : {Special::none, Special::nan, Special::plus_inf, Special::minus_inf})
+    if (to_string(special) == text) return special;
+  throw std::invalid_argument("unknown special value '" + text + "'");
+}
+
+// The operator, data and special value of an operator case; what the observer may not be asked
+// (moments of ints, a special value in int data or outside the input) is refused here.
+void read_operator_fields(const Fields& f, TestCase& c) {
+  c.op = ops::parse_operator(f.get("op"));
+  const auto data = parse_operator_data(f.get("data"));
+  if (!data) throw std::invalid_argument("case " + c.id + ": unknown data '" + f.get("data") + "'");
+  c.data = *data;
+  c.special = parse_special(f.get("special"));
+  c.special_at = static_cast<std::size_t>(to_u64(f.get("at")));
+  if (c.op == REDUCTION_OPERATOR_MOMENTS && c.input.type != Type::float32)
+    throw std::invalid_argument("case " + c.id + ": moments are float only");
+  if (c.special != Special::none && (c.input.type != Type::float32 || c.special_at >= c.input.n))
+    throw std::invalid_argument("case " + c.id + ": a special value is for float data, inside the input");
+}
+
 // Another seed for each input of a plan, derived from the run's seed, so no two cases share data
 // by accident and none can be known before the run.
 std::uint64_t case_seed(std::uint64_t seed, std::size_t index) { return mix64(seed ^ (index * 0x9E37ull)); }
@@ -103,15 +149,40 @@ std::string to_string(CaseKind kind) {
     case CaseKind::sum: return "sum";
     case CaseKind::twice: return "twice";
     case CaseKind::chain: return "chain";
+    case CaseKind::operator_: return "operator";
   }
   throw std::invalid_argument("unknown case kind");
 }
 
 CaseKind parse_case_kind(const std::string& text) {
-  for (CaseKind kind : {CaseKind::sum, CaseKind::twice, CaseKind::chain})
+  for (CaseKind kind : {CaseKind::sum, CaseKind::twice, CaseKind::chain, CaseKind::operator_})
     if (to_string(kind) == text) return kind;
   throw std::invalid_argument("unknown case kind '" + text + "'");
 }
+
+std::string to_string(Special special) {
+  switch (special) {
+    case Special::none: return "none";
+    case Special::nan: return "nan";
+    case Special::plus_inf: return "inf";
+    case Special::minus_inf: return "-inf";
+  }
+  throw std::invalid_argument("unknown special value");
+}
+
+template <typename T>
+std::vector<T> operator_case_input(const TestCase& c) {
+  auto input = make_operator_input<T>(c.data, c.input.n, c.input.seed);
+  if constexpr (std::is_same_v<T, float>) {
+    if (c.special != Special::none && c.special_at < input.size())
+      input[c.special_at] = c.special == Special::nan        ? std::numeric_limits<float>::quiet_NaN()
+                            : c.special == Special::plus_inf ? std::numeric_limits<float>::infinity()
+                                                             : -std::numeric_limits<float>::infinity();
+  }
+  return input;
+}
+template std::vector<int> operator_case_input<int>(const TestCase&);
+template std::vector<float> operator_case_input<float>(const TestCase&);
 
 Type parse_type(const std::string& text) {
   if (text == "int") return Type::int32;
@@ -123,7 +194,8 @@ TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t se
                         bool float_deterministic) {
   TestPlan plan{lab, on_device, seed, {}};
   PlanBuilder add(plan);
-  const bool lab01 = lab.rfind("01_", 0) == 0, lab10 = lab.rfind("10_", 0) == 0, lab11 = lab.rfind("11_", 0) == 0;
+  const bool lab01 = lab.rfind("01_", 0) == 0, lab10 = lab.rfind("10_", 0) == 0, lab11 = lab.rfind("11_", 0) == 0,
+             lab12 = lab.rfind("12_", 0) == 0;
   for (Type type : {Type::int32, Type::float32}) {
     add.add(CaseKind::sum, type, 0, Pattern::all_ones);  // the identity, and d_out must be written
     for (std::size_t n : kSizes) {
@@ -151,6 +223,31 @@ TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t se
       TestCase& chain = add.add(CaseKind::chain, type, 1000003, Pattern::mixed_sign);
       chain.second = InputSpec{type, 65537, Pattern::uniform_positive, case_seed(seed, 200000 + plan.cases.size())};
       chain.calls = kChainCalls;
+    }
+  }
+  if (lab12 && on_device) {  // the operator entry: no host lab has one
+    for (const OperatorPlanCase& o : kOperatorPlanCases) {
+      const auto add_operator = [&](std::size_t n, std::size_t offset) -> TestCase& {
+        TestCase& c = add.add(CaseKind::operator_, o.type, n, Pattern::mixed_sign);
+        c.op = o.op;
+        c.data = o.data;
+        c.offset = offset;
+        return c;
+      };
+      for (std::size_t n : kOperatorPlanSizes) add_operator(n, 0);
+      add_operator(kOperatorUnalignedSize, kOperatorUnalignedOffset);
+    }
+    for (ReductionOperator op : {REDUCTION_OPERATOR_MIN, REDUCTION_OPERATOR_MAX}) {
+      bool tail = true;  // the first NaN goes to the last element (a vectorized kernel's scalar tail)
+      for (Special special : {Special::nan, Special::nan, Special::plus_inf, Special::minus_inf}) {
+        TestCase& c = add.add(CaseKind::operator_, Type::float32, kSpecialValueSize, Pattern::mixed_sign);
+        c.op = op;
+        c.data = OperatorData::mixed_sign;
+        c.offset = 1;  // element 0 in the scalar head of a vectorized kernel
+        c.special = special;
+        c.special_at = tail ? kSpecialValueSize - 1 : static_cast<std::size_t>(mix64(c.input.seed) % kSpecialValueSize);
+        tail = false;
+      }
     }
   }
   if (large) {
@@ -182,6 +279,9 @@ std::string write_test_plan(const TestPlan& plan) {
     out << "case id=" << c.id << " kind=" << to_string(c.kind) << input_fields(c.input, "")
         << " calls=" << c.calls << " offset=" << c.offset << " naive_loop=" << (c.naive_loop ? 1 : 0);
     if (c.second) out << input_fields(*c.second, "2");
+    if (c.kind == CaseKind::operator_)
+      out << " op=" << ops::operator_name(c.op) << " data=" << to_string(c.data) << " special=" << to_string(c.special)
+          << " at=" << c.special_at;
     out << "\n";
   }
   return out.str();
@@ -210,7 +310,8 @@ TestPlan read_test_plan(const std::string& text) {
       c.calls = std::stoi(f.get("calls"));
       c.offset = static_cast<std::size_t>(to_u64(f.get("offset")));
       c.naive_loop = f.get("naive_loop") == "1";
-      if (c.kind != CaseKind::sum) c.second = read_input(f, "2");
+      if (c.kind == CaseKind::twice || c.kind == CaseKind::chain) c.second = read_input(f, "2");
+      if (c.kind == CaseKind::operator_) read_operator_fields(f, c);
       if (c.calls < 1 || c.calls > 100) throw std::invalid_argument("case " + c.id + ": calls out of range");
       plan.cases.push_back(c);
     } else {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <reduction/input.hpp>
+#include <reduction/operator_reference.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -38,9 +39,16 @@ struct InputSpec {
 //  chain: `calls` calls back to back on one stream with no host synchronization between them,
 //         alternating `input` and `second`, each into its own output (lab 11: state a kernel keeps
 //         for the next call must be ready when the kernel ends, not when the host looks).
-enum class CaseKind { sum, twice, chain };
+//  operator: one call of the operator entry (lab 12; operator_abi.h) with `op` on `data` (the
+//         input's type, n and seed; its pattern is not used), d_in `offset` elements past an
+//         aligned allocation, and, for float min and max, `special` written at element
+//         `special_at` first. Moments (float only) are observed as the struct's three fields.
+enum class CaseKind { sum, twice, chain, operator_ };
 std::string to_string(CaseKind kind);
 CaseKind parse_case_kind(const std::string& text);  // throws std::invalid_argument
+// A special value written into an operator case's input: NaN, +inf or -inf.
+enum class Special { none, nan, plus_inf, minus_inf };
+std::string to_string(Special special);
 struct TestCase {
   std::string id;  // "c017"
   CaseKind kind = CaseKind::sum;
@@ -49,7 +57,16 @@ struct TestCase {
   int calls = 1;
   std::size_t offset = 0;
   bool naive_loop = false;  // lab 01: the float result must be the plain float loop's, bit for bit
+  // operator cases only:
+  ReductionOperator op = REDUCTION_OPERATOR_SUM;
+  OperatorData data = OperatorData::mixed_sign;
+  Special special = Special::none;
+  std::size_t special_at = 0;
 };
+
+// The input of an operator case, the same on both sides: data, then the special value.
+template <typename T>
+std::vector<T> operator_case_input(const TestCase& c);
 
 struct TestPlan {
   std::string lab;        // "05_sequential"
@@ -60,7 +77,9 @@ struct TestPlan {
 
 // The cases for a lab: every size x pattern x type, the contract cases, and the lab's own
 // (repeat calls for a lab whose reference is float-deterministic, unaligned d_in for labs 10 and
-// 11, calls back to back for lab 11, the float loop for lab 01). `large` adds the n > 2^31 cases.
+// 11, calls back to back for lab 11, the float loop for lab 01, every operator for lab 12 on the
+// device: n = 0, one block, many blocks, unaligned, NaN and infinities for float min and max).
+// `large` adds the n > 2^31 cases.
 TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t seed, bool large,
                         bool float_deterministic);
 // A plan of the given cases only ("int mixed_sign 2049" each), for sanitizer runs.

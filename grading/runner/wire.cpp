@@ -148,12 +148,30 @@ std::string bits_hex(std::uint32_t bits) {
   return text;
 }
 
-bool parse_bits_hex(const std::string& text, std::uint32_t& bits) {
-  if (text.size() != 10 || text[0] != '0' || text[1] != 'x') return false;
+namespace {
+// "0x" and exactly `digits` hex digits, nothing else (strtoull alone would take a sign or spaces).
+bool parse_hex(const std::string& text, std::size_t digits, std::uint64_t& bits) {
+  if (text.size() != digits + 2 || text[0] != '0' || text[1] != 'x') return false;
   for (std::size_t i = 2; i < text.size(); ++i)
     if (!std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
-  bits = static_cast<std::uint32_t>(std::strtoul(text.c_str() + 2, nullptr, 16));
+  bits = std::strtoull(text.c_str() + 2, nullptr, 16);
   return true;
 }
+}  // namespace
+
+bool parse_bits_hex(const std::string& text, std::uint32_t& bits) {
+  std::uint64_t wide = 0;
+  if (!parse_hex(text, 8, wide)) return false;
+  bits = static_cast<std::uint32_t>(wide);
+  return true;
+}
+
+std::string bits_hex64(std::uint64_t bits) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(bits));
+  return text;
+}
+
+bool parse_bits_hex64(const std::string& text, std::uint64_t& bits) { return parse_hex(text, 16, bits); }
 
 }  // namespace reduction::grading

@@ -6,6 +6,9 @@
 //
 //   {"v":1,"event":"start","case":"c017"}
 //   {"v":1,"event":"observed","case":"c017","status":"ok","values":["0x3f800000"],"digest":"a1b2..","message":""}
+//   {"v":1,"event":"observed","case":"c212","status":"ok","values":["0x00000000000003e8","0x3d4ccccd","0x42c80000"],..}
+//        (an operator case of moments: count, mean, M2, each field's bits)
+//   {"v":1,"event":"observed","case":"c213","status":"no_operator_entry","message":"..."}
 //   {"v":1,"event":"refused","message":"the module is lab 04_interleaved, not 05_sequential"}
 //   {"v":1,"event":"device","name":"NVIDIA H200","sms":"132"}
 //   {"v":1,"event":"sample","item":"t03","call":"7","us":"27.91","value":"0x4b7f0000"}
@@ -48,5 +51,8 @@ std::string json_string(const std::string& text);
 // Bits of a value, as written in "values": "0x" and 8 hex digits.
 std::string bits_hex(std::uint32_t bits);
 bool parse_bits_hex(const std::string& text, std::uint32_t& bits);
+// The bits of a 64-bit field (the count of moments): "0x" and 16 hex digits.
+std::string bits_hex64(std::uint64_t bits);
+bool parse_bits_hex64(const std::string& text, std::uint64_t& bits);
 
 }  // namespace reduction::grading

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,15 @@ namespace reduction {
 std::vector<int> odd_integers_input(std::size_t n, std::uint64_t seed);
 std::vector<float> near_one_input(std::size_t n, std::uint64_t seed);
 std::vector<float> shifted_normal_input(std::size_t n, std::uint64_t seed, double mean, double stddev);
+
+// The inputs lab 12's operators are tested on, by the CTest suite and the grader alike: three
+// patterns of input.hpp and the three above (large_mean: shifted_normal_input, mean 100, stddev 1).
+// For int, near_one and large_mean mean odd_integers (they are float data).
+enum class OperatorData { uniform_positive, mixed_sign, small_integers, odd_integers, near_one, large_mean };
+const char* to_string(OperatorData data);
+std::optional<OperatorData> parse_operator_data(const std::string& text);
+template <typename T>
+std::vector<T> make_operator_input(OperatorData data, std::size_t n, std::uint64_t seed);
 
 // The exact int32 product: the low 32 bits, as the hardware's wrapping multiply gives in any order.
 std::int32_t exact_int_product(const std::vector<int>& values);
@@ -56,6 +66,23 @@ struct OperatorTolerance {
 OperatorTolerance product_tolerance(std::size_t n, double product);
 OperatorTolerance mean_tolerance(std::size_t error_depth, double max_abs);
 OperatorTolerance stddev_tolerance(std::size_t error_depth, std::size_t n, double max_abs, double stddev);
+
+// The verdict on one result of the operator entry, against the references and bounds above: the
+// one judgment of lab 12's results, used by its CTest suite and by the grader's checker.
+//  int sum, product, min, max: exact (sum and product modulo 2^32);
+//  float sum: float_tolerance (reference.hpp) of the lab's depth, as every lab's sum;
+//  float product: product_tolerance; float min and max: exact, NaN if a NaN is anywhere (any NaN
+//    then), infinities ordinary values; n = 0: the identity (exact, for every operator);
+//  moments: the count exact, the mean and stddev within mean_tolerance and stddev_tolerance
+//    (n = 0: the identity triple (0, 0, 0)).
+// `expected` and `got` are printable; `hint` says what kind of bug such a result usually is.
+struct OperatorVerdict {
+  bool right = false;
+  std::string expected, got, hint;
+};
+template <typename T>
+OperatorVerdict judge_operator(ReductionOperator op, const std::vector<T>& input, T got, std::size_t error_depth);
+OperatorVerdict judge_moments(const std::vector<float>& input, const ReductionMoments& got, std::size_t error_depth);
 
 // The float methods the README compares, all on host, one pass each:
 //  naive:      sum and sum of squares in float, variance = sumsq / n - mean^2 (may come out
