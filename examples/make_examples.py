@@ -129,8 +129,12 @@ CLASS = {
         skeleton=("01_host_sum",)),
     "erin": Student(
         "the classic volatile-only last warp in lab 07 (a race on Volta and later); "
-        "a double accumulator in lab 01",
+        "a double accumulator in lab 01; pads the last warp with 0 in lab 12 (right sums, wrong products)",
         planted={
+            "12_any_operator": Planted("WRONG_ANSWER", "the last warp's idle lanes padded with Value{} (0) where "
+                                                       "Op::identity() belongs: the sum entry and every sum are "
+                                                       "right, every product is 0 (the grader's operator cases)",
+                                       edits=((r"warp_totals\[lane\] : Op::identity\(\)", "warp_totals[lane] : Value{}"),)),
             "07_last_warp": Planted("PASSED", "the __syncwarp() calls taken out (volatile only): right sums, but "
                                               "racecheck reports the race (-50% of the correctness points)",
                                     edits=((r"(?m)^[ \t]*__syncwarp\(\);[^\n]*\n", ""),
