@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .checks import TimedItem, TimingCheck, quote_module_message
 from .manifest import Lab, Manifest
+from .program_output import program_output
 from .records import LabBenchmark
 
 ROOF_TOLERANCE = 0.97   # a student's median below 97% of the roof's is impossible (the roof's own
@@ -47,6 +48,7 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
     device: str = ""
     drift: float | None = None                               # worst |after/before - 1| of the references
+    program_output: str = ""                                 # what the student's code printed while timed
 
 
 def _items(cells: list[Cell], module_of, baselines: bool, labs: dict[str, Lab]) -> tuple[list[str], dict[str, Cell]]:
@@ -138,12 +140,12 @@ class ClassTiming:
                                       float(self.config["call_timeout_s"]))
         run, problems = self._run(plan, True, tuple(modules[lab.folder] for lab in passed))
         outcome.problems += problems
+        outcome.program_output = program_output(run.process.stdout, run.process.stderr)
         own = _by_cell(run.check, ids)
-        if run.check and run.check.malformed:  # lines that do not parse, or a call reported twice: forged
+        if run.check and run.check.tampered:  # lines that do not parse, repeat a call, lack the token or follow "end"
             for item in own.values():
                 item.verified = False
-                item.problem = (f"the timing run printed {run.check.malformed} line(s) the checker could not read "
-                                "or that reported a call twice")
+                item.problem = run.check.tampered
         after, device_after, problems = self._reference(cells)
         outcome.problems += problems
         outcome.device = device or device_after

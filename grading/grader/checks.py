@@ -31,6 +31,8 @@ class TestCheck:
     not_implemented: int = 0
     malformed: int = 0
     duplicates: int = 0
+    forged: int = 0           # lines on the report channel with another run's token (ignored)
+    after_end: int = 0        # lines after the runner's "end" (ignored: it _exit()s there)
     end: bool = False
     refused: str = ""
     load_error: str = ""
@@ -65,8 +67,20 @@ class TimedItem:
 @dataclass
 class TimingCheck:
     device: str = ""
-    malformed: int = 0
+    malformed: int = 0        # lines that do not parse, or report a call twice
+    forged: int = 0           # lines with another token
+    after_end: int = 0        # lines after "end"
+    end: bool = False
     items: list[TimedItem] = field(default_factory=list)
+
+    @property
+    def tampered(self) -> str:
+        """Why none of this run's timings may be believed ("" when they may)."""
+        reasons = [f"{count} {what}" for count, what in (
+            (self.malformed, "line(s) the checker could not read or that reported a call twice"),
+            (self.forged, "line(s) without the run's token"),
+            (self.after_end, "line(s) after the end of the report")) if count]
+        return "the timing run's report channel held " + ", ".join(reasons) if reasons else ""
 
     def item(self, item_id: str) -> TimedItem | None:
         return next((item for item in self.items if item.id == item_id), None)
@@ -94,6 +108,8 @@ def parse_test_check(text: str) -> TestCheck:
 def parse_timing_check(text: str) -> TimingCheck:
     data = _report(text, TIMING_FORMAT)
     return TimingCheck(device=str(data.get("device", "")), malformed=int(data.get("malformed", 0)),
+                       forged=int(data.get("forged", 0)), after_end=int(data.get("after_end", 0)),
+                       end=bool(data.get("end", False)),
                        items=[_take(TimedItem, item) for item in data.get("items", [])])
 
 

@@ -18,8 +18,9 @@ from .merge import merge
 from .policy import Policy
 from .records import StudentRecord
 from .reports import summary_table
+from .process import kill_all
 from .sandbox import Limits, Sandbox
-from .toolchain import Toolchain, kill_all
+from .toolchain import Toolchain
 from .verdicts import NOT_RUN, PASSED
 from .workers import list_gpus, run_workers
 

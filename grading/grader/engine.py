@@ -38,10 +38,12 @@ from .diagnostics import first_error, student_diagnostics
 from .gpu_gate import GpuGate
 from .manifest import Lab, Manifest
 from .policy import Policy
+from .program_output import program_output
 from .progress import Progress
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
-from .toolchain import Stopping, sha256_of, stopping
+from .process import Stopping, stopping
+from .toolchain import sha256_of
 from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sanitizer_finding, test_verdict
 
 GRADER_VERSION = "reduction-labs grader 2.0"
@@ -408,7 +410,8 @@ class Grader:
                     verdict = test_verdict(check, process, call_timeout)
                     entry.verdict, entry.detail = verdict.verdict, verdict.detail
                     entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
-                                          round(process.seconds, 2), dataclasses.asdict(check))
+                                          round(process.seconds, 2), dataclasses.asdict(check),
+                                          program_output(process.stdout, process.stderr))
                 detail = " ".join(entry.detail.split())
                 self.say(f"{prefix}  lab {entry.folder}  {entry.verdict}"
                          + (f"  ({detail[:110]}{'...' if len(detail) > 110 else ''})" if entry.verdict != PASSED else ""))
@@ -472,6 +475,7 @@ class Grader:
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)
+        info.program_output = outcome.program_output
         info.device = {"name": outcome.device} if outcome.device else {}
         record.gpu_name = outcome.device
         record.timings = [row for row in outcome.rows] + [row for lab in outcome.labs.values() for row in lab.rows]

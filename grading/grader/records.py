@@ -27,6 +27,7 @@ class TestRun:
     output_limit: bool = False
     seconds: float = 0.0
     check: dict | None = None  # the trusted checker's report (checks.TestCheck), as it decided
+    program_output: str = ""   # what the student's code printed (program_output.py): shown, decides nothing
 
 
 @dataclass
@@ -85,6 +86,7 @@ class BenchmarkInfo:
     problems: list[str] = field(default_factory=list)
     device: dict = field(default_factory=dict)
     reference_drift: float | None = None   # reference after / before the student's run (A/A across processes)
+    program_output: str = ""               # what the student's code printed in its timing run (shown only)
 
 
 @dataclass

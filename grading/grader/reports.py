@@ -201,6 +201,8 @@ def _lab_message(entry: LabRecord) -> str:
             lines.append(f"{finding['tool']}: {finding['count']} finding(s) {finding['note']}".rstrip()
                          + ("\n  " + "\n  ".join(finding["report"]) if finding["report"] else ""))
     lines += entry.notes
+    if entry.tests.program_output:
+        lines.append("program output (what your code printed during its tests):\n" + entry.tests.program_output)
     return "\n".join(lines)
 
 
@@ -274,6 +276,8 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
     if unsandboxed(record):
         output.append(f"Graded {record.sandbox}: not a grading to sign.")
     output += record.notes
+    if record.benchmark.program_output:
+        output.append("program output of your timing run:\n" + record.benchmark.program_output)
     results = {"score": record.total if record.total is not None else known, "output": "\n".join(output),
                "visibility": "visible", "tests": tests}
     if leaderboard:

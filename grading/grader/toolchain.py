@@ -1,11 +1,11 @@
-"""The real tools, each a subprocess: nvcc, the untrusted runner and timing worker (sandboxed, they
-load student modules), compute-sanitizer around the runner (sandboxed), and the trusted checker.
+"""The real tools, each a subprocess (process.py): nvcc, the untrusted runner and timing worker
+(sandboxed, they load student modules), compute-sanitizer around the runner (sandboxed), and the
+trusted checker.
 
 Student code only ever runs inside the sandbox (sandbox.py), never in the grader's process or in a
-process the grader believes. Each run has a wall-clock limit, and runs that report progress a
-stall limit too (no new output for a call's time limit: stopped, a TIMEOUT); the whole process
-group is killed at either. Output goes to temporary files, not pipes, and the sandbox's file-size
-limit stops a flood; only the head and tail of each stream are kept in memory.
+process the grader believes. The runner and the timing worker report on a channel of their own
+(process.Channel), which the checker reads with the run's token; their stdout and stderr are the
+student's program output.
 
 Tests replace Toolchain with a fake that has the same methods (grader_tests/helpers.py).
 """
@@ -15,117 +15,19 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .checks import TestCheck, TimingCheck, parse_test_check, parse_timing_check
 from .libraries import PROBE, hidden_library_folders
 from .manifest import Lab, Manifest
+from .process import Channel, run_process
 from .sandbox import Limits, Sandbox, View
 from .verdicts import ProcessResult
 
-HEAD_BYTES = 2 << 20   # keep the first 2 MiB of a stream (the observations of a test run are far less)
-TAIL_BYTES = 256 << 10  # and its last 256 KiB (summaries are at the end)
-POLL_S = 0.2
 TRUSTED_TIMEOUT_S = 600.0
-
-
-def _read_limited(handle) -> str:
-    handle.flush()
-    size = handle.seek(0, os.SEEK_END)
-    handle.seek(0)
-    if size <= HEAD_BYTES + TAIL_BYTES:
-        data = handle.read()
-    else:
-        head = handle.read(HEAD_BYTES)
-        handle.seek(size - TAIL_BYTES)
-        data = head + f"\n[... {size - HEAD_BYTES - TAIL_BYTES} bytes left out ...]\n".encode() + handle.read()
-    return data.decode("utf-8", errors="replace")
-
-
-_LIVE: set[int] = set()  # process groups running now, for kill_all()
-_LIVE_LOCK = threading.Lock()
-_STOPPING = threading.Event()
-
-
-class Stopping(Exception):
-    """The grader is being stopped: no new process starts."""
-
-
-def stopping() -> bool:
-    """kill_all() was called: the runs since may have been killed, and say nothing of the student."""
-    return _STOPPING.is_set()
-
-
-def kill_all() -> None:
-    """Kills every process group the grader started that is still running, and lets no new one
-    start (on SIGTERM or Ctrl-C). Sandboxed runs die with their bubblewrap parent."""
-    _STOPPING.set()
-    with _LIVE_LOCK:
-        groups = list(_LIVE)
-    for pid in groups:
-        _kill_group(pid)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def run_process(command: list[str], timeout: float | None, env: dict[str, str] | None = None,
-                cwd: str | os.PathLike | None = None, preexec=None, stall_s: float | None = None,
-                output_limit: int | None = None) -> ProcessResult:
-    """Runs `command` in a new process group with exactly `env` (None: the grader's own); kills the
-    group when `timeout` seconds pass, or `stall_s` pass with no new output."""
-    if _STOPPING.is_set():
-        raise Stopping("the grader is stopping")
-    start = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        try:
-            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                                       start_new_session=True, preexec_fn=preexec)
-        except OSError as exc:
-            return ProcessResult(127, "", f"cannot start {command[0]}: {exc}", False, 0.0, list(command), timeout)
-        with _LIVE_LOCK:
-            _LIVE.add(process.pid)
-        timed_out = stalled = False
-        size, changed = 0, start
-        try:
-            while process.poll() is None:
-                now = time.monotonic()
-                if timeout is not None and now - start > timeout:
-                    timed_out = True
-                    break
-                grown = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
-                if grown != size:
-                    size, changed = grown, now
-                elif stall_s is not None and now - changed > stall_s:
-                    stalled = True
-                    break
-                try:
-                    process.wait(timeout=POLL_S)  # returns at once when the run ends
-                except subprocess.TimeoutExpired:
-                    pass
-        except BaseException:  # Ctrl-C: leave nothing running behind
-            _kill_group(process.pid)
-            process.wait()
-            raise
-        finally:
-            _kill_group(process.pid)  # the limit, or anything the run left in its group
-            process.wait()
-            with _LIVE_LOCK:
-                _LIVE.discard(process.pid)
-        flood = output_limit is not None and max(os.fstat(out.fileno()).st_size,
-                                                 os.fstat(err.fileno()).st_size) >= output_limit
-        return ProcessResult(process.returncode, _read_limited(out), _read_limited(err), timed_out,
-                             time.monotonic() - start, list(command), timeout, stalled, flood)
 
 
 def sha256_of(path: Path) -> str:
@@ -188,11 +90,20 @@ class Toolchain:
     def _trusted(self, argv: list[str], timeout: float = TRUSTED_TIMEOUT_S) -> ProcessResult:
         return run_process(argv, timeout)
 
-    def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None) -> ProcessResult:
+    def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
+                   channel: Channel | None = None) -> ProcessResult:
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
         return run_process(self.sandbox.command(argv, view), timeout, env=env,
                            cwd=view.cwd, preexec=self.sandbox.preexec(self.limits), stall_s=stall_s,
-                           output_limit=self.limits.file_bytes)
+                           output_limit=self.limits.file_bytes, channel=channel)
+
+    def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
+        """The trusted checker on what arrived on a run's report channel (never on its stdout)."""
+        with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
+            observed.write(run.report)
+            observed.flush()
+            return self._trusted([str(self.manifest.checker), command, f"--plan={plan}", f"--observed={observed.name}",
+                                  f"--token={run.token}", *args])
 
     def _toolkit(self) -> Path:
         return Path(self.manifest.nvcc).resolve().parent.parent
@@ -290,13 +201,10 @@ class Toolchain:
     def run_tests(self, student: str, lab: Lab, module: Path, plan: Path, cache: Path, timeout: float,
                   call_timeout: float) -> tuple[ProcessResult, TestCheck | None]:
         """The runner in the sandbox, then the trusted checker on what it printed."""
-        run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout), self._runner_view(lab, module, plan),
-                              timeout, stall_s=call_timeout + 10)
-        with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
-            observed.write(run.stdout)
-            observed.flush()
-            checked = self._trusted([str(self.manifest.checker), "tests", f"--plan={plan}", f"--observed={observed.name}",
-                                     f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}"])
+        with Channel() as channel:
+            run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout) + channel.argv(),
+                                  self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10, channel=channel)
+        checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}")
         try:
             return run, parse_test_check(checked.stdout)
         except ValueError:
@@ -317,19 +225,16 @@ class Toolchain:
         plan = Path(tempfile.mkstemp(dir=work, prefix="timing-", suffix=".plan")[1])
         plan.write_text(plan_text, encoding="utf-8")
         os.chmod(plan, 0o644)
-        if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
-            argv = [str(self.manifest.student_worker), f"--plan={plan}"]
-            view = View(read_only=(self.manifest.student_worker, plan, self._toolkit(), *readable), gpu=gpu)
-            run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30)
-        else:
-            argv = [str(self.manifest.time_worker), f"--plan={plan}"]
-            run = run_process(argv, timeout, stall_s=call_timeout + 30)
-        with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
-            observed.write(run.stdout)
-            observed.flush()
-            checked = self._trusted([str(self.manifest.checker), "timing", f"--plan={plan}", f"--observed={observed.name}",
-                                     f"--reference-dir={self.manifest.reference_dir}",
-                                     *([f"--cache={cache}"] if cache else [])])
+        with Channel() as channel:
+            if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
+                argv = [str(self.manifest.student_worker), f"--plan={plan}", *channel.argv()]
+                view = View(read_only=(self.manifest.student_worker, plan, self._toolkit(), *readable), gpu=gpu)
+                run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel)
+            else:
+                argv = [str(self.manifest.time_worker), f"--plan={plan}", *channel.argv()]
+                run = run_process(argv, timeout, stall_s=call_timeout + 30, channel=channel)
+        checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
+                              *([f"--cache={cache}"] if cache else []))
         plan.unlink()
         try:
             return TimingRun(run, parse_timing_check(checked.stdout))

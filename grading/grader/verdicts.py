@@ -33,7 +33,8 @@ NOT_IMPLEMENTED = "not implemented yet"
 
 @dataclass
 class ProcessResult:
-    """One finished (or killed) subprocess: what the grader itself knows about a run."""
+    """One finished (or killed) subprocess: what the grader itself knows about a run. stdout and
+    stderr are the program's own output (a student's printing, for a run of student code)."""
 
     returncode: int | None
     stdout: str = ""
@@ -44,6 +45,8 @@ class ProcessResult:
     timeout_s: float | None = None
     stalled: bool = False         # no output for the stall limit: the grader killed it
     output_limit: bool = False    # it wrote as much as the file-size limit allows (a flood)
+    report: str = ""              # what arrived on its report channel (process.Channel), untouched
+    token: str = ""               # the token that channel's lines must carry
 
 
 @dataclass

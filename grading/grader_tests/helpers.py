@@ -141,7 +141,8 @@ class FakeToolchain:
                                                                last_started_what=what))
         if verdict == "RUNTIME_ERROR":  # exit() from lab code: the run ends early
             return ProcessResult(0), TestCheck(lab.folder, "7", n, 1, 1, last_started="c002", last_started_what=what)
-        return ProcessResult(0), TestCheck(lab.folder, "7", n, n, n, end=True)
+        # An honest student prints, here a banner without a newline: shown as program output, never judged.
+        return ProcessResult(0, f"{lab.folder} says hello"), TestCheck(lab.folder, "7", n, n, n, end=True)
 
     def run_sanitizer(self, student, lab, tool, module, plan, timeout, call_timeout):
         self.calls.append(("sanitizer", student, lab.folder, tool))
@@ -170,4 +171,4 @@ class FakeToolchain:
                                    median * 1.005, True, ""))
         labs = tuple(sorted({line.split(",")[1] for line in plan_text.splitlines()}))
         self.calls.append(("bench", students.pop(), labs) if sandboxed else ("reference", "", labs))
-        return TimingRun(ProcessResult(0), TimingCheck("NVIDIA H200 (fake)", 0, items))
+        return TimingRun(ProcessResult(0), TimingCheck("NVIDIA H200 (fake)", items=items))

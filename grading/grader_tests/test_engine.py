@@ -197,6 +197,18 @@ class TestExampleClass(GradingCase):
             self.assertIn("12_any_operator (bonus)", [test["name"] for test in data["tests"]])
             self.assertIn("/ 190 + bonus (11_single_pass, 12_any_operator)", data["output"])
 
+    def test_what_passing_code_printed_is_shown_as_program_output(self):
+        for student, _ in students():
+            record = self.record(student)
+            passed = [folder for folder, lab in record["labs"].items() if lab["verdict"] == "PASSED"]
+            if not passed:
+                continue
+            self.assertEqual(record["labs"][passed[0]]["tests"]["program_output"], f"[stdout]\n{passed[0]} says hello")
+            data = json.loads((self.out / "gradescope" / student / "results.json").read_text(encoding="utf-8"))
+            test = next(test for test in data["tests"] if test["name"].startswith(passed[0]))
+            self.assertIn(f"program output (what your code printed during its tests):\n[stdout]\n{passed[0]} says hello",
+                          test["output"])
+
     def test_every_record_is_signed_and_names_the_seed_and_the_sandbox(self):
         for student, _ in students():
             record = self.record(student)

@@ -5,6 +5,7 @@ import unittest
 
 from grader_tests.helpers import fixture
 from grader.checks import CheckError, TestCheck, WITHHELD, parse_test_check, quote_module_message
+from grader.contract import REPORT_VERSION
 from grader.verdicts import (COMPILE_ERROR, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER, ProcessResult,
                              sanitizer_finding, test_verdict)
 
@@ -92,13 +93,13 @@ class TestRunnerVerdicts(unittest.TestCase):
 
 class TestCheckReports(unittest.TestCase):
     def test_a_report_of_another_format_or_version_is_refused(self):
-        for text in ("", "not json", json.dumps({"format": "reduction-check-tests", "version": 2}),
-                     json.dumps({"format": "other", "version": 1})):
+        for text in ("", "not json", json.dumps({"format": "reduction-check-tests", "version": REPORT_VERSION + 1}),
+                     json.dumps({"format": "other", "version": REPORT_VERSION})):
             with self.assertRaises(CheckError):
                 parse_test_check(text)
 
     def test_a_report_is_read_field_by_field(self):
-        report = parse_test_check(json.dumps({"format": "reduction-check-tests", "version": 1, "cases": 3,
+        report = parse_test_check(json.dumps({"format": "reduction-check-tests", "version": REPORT_VERSION, "cases": 3,
                                               "observed": 3, "correct": 3, "unknown_future_field": 1}))
         self.assertTrue(report.all_correct)
 

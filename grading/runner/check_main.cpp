@@ -6,8 +6,8 @@
 //
 //   reduction_lab_check plan   --lab=05_sequential --where=device --seed=S --reference=REF.so [--large] [--cases=...]
 //   reduction_lab_check expect --plan=PLAN --cache=FILE     (adds the plan's expected sums to FILE)
-//   reduction_lab_check tests  --plan=PLAN --observed=OUT --reference=REF.so [--cache=FILE]
-//   reduction_lab_check timing --plan=PLAN --observed=OUT --reference-dir=DIR [--cache=FILE]
+//   reduction_lab_check tests  --plan=PLAN --observed=OUT --reference=REF.so [--cache=FILE] [--token=HEX]
+//   reduction_lab_check timing --plan=PLAN --observed=OUT --reference-dir=DIR [--cache=FILE] [--token=HEX]
 //   reduction_lab_check timing-plan --seed=S --samples=K --warmup=W --call-timeout=S --items=ID,LAB,WHERE,TYPE,N[,MODULE];...
 //   reduction_lab_check device        (whether a CUDA device answers: the grader's own knowledge)
 // The reports are one JSON object on stdout (grading/grader/checks.py reads them).
@@ -47,6 +47,12 @@ std::string need(const Args& args, const std::string& key) {
   const auto it = args.find(key);
   if (it == args.end() || it->second.empty()) throw std::invalid_argument("missing --" + key);
   return it->second;
+}
+
+// The run's token (the runner's lines must carry it); none given: lines without one.
+std::string token_of(const Args& args) {
+  const auto it = args.find("token");
+  return it == args.end() ? std::string() : it->second;
 }
 
 std::string read_file(const std::string& path) {
@@ -102,7 +108,8 @@ int tests_command(const Args& args) {
   const TestPlan plan = read_test_plan(read_file(need(args, "plan")));
   const LabModule reference = LabModule::load(need(args, "reference"));
   if (reference.folder() != plan.lab) throw std::invalid_argument("the reference module is " + reference.folder());
-  std::cout << check_tests(plan, reference, load_expectations(plan, args), read_file(need(args, "observed")));
+  std::cout << check_tests(plan, reference, load_expectations(plan, args), read_file(need(args, "observed")),
+                           token_of(args));
   return 0;
 }
 
@@ -112,7 +119,7 @@ int timing_command(const Args& args) {
   const auto cache = args.find("cache");
   if (cache != args.end() && std::ifstream(cache->second).good()) known = read_expectations(read_file(cache->second));
   const std::size_t before = known.size();
-  std::cout << check_timing(plan, need(args, "reference-dir"), read_file(need(args, "observed")), known);
+  std::cout << check_timing(plan, need(args, "reference-dir"), read_file(need(args, "observed")), known, token_of(args));
   if (cache != args.end() && known.size() != before) save_expectations(known, cache->second);
   return 0;
 }

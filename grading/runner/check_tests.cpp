@@ -266,25 +266,42 @@ Expectations read_expectations(const std::string& text) {
   return known;
 }
 
-std::string check_tests(const TestPlan& plan, const LabModule& reference, const Expectations& known,
-                        const std::string& observed) {
-  std::map<std::string, const TestCase*> by_id;
-  for (const auto& c : plan.cases) by_id[c.id] = &c;
-  std::map<std::string, int> seen;
-  int correct = 0, wrong = 0, not_implemented = 0, malformed = 0;
-  bool end = false;
-  std::string last_started, refused, load_error, error_case, error_message, not_implemented_message;
-  std::optional<Failure> first;
+ChannelLines read_channel(const std::string& observed, const std::string& token) {
+  ChannelLines channel;
   std::istringstream lines(observed);
   for (std::string text; std::getline(lines, text);) {
     WireLine line;
-    if (!parse_wire_line(text, line)) {
-      ++malformed;
+    if (channel.end) {
+      ++channel.after_end;  // the runner _exit()s after "end": whatever follows is not its
       continue;
     }
+    if (!parse_wire_line(text, line)) {
+      ++channel.malformed;
+      continue;
+    }
+    if (line.token != token) {
+      ++channel.forged;
+      continue;
+    }
+    if (line.event == "end") channel.end = true;
+    channel.lines.push_back(std::move(line));
+  }
+  return channel;
+}
+
+std::string check_tests(const TestPlan& plan, const LabModule& reference, const Expectations& known,
+                        const std::string& observed, const std::string& token) {
+  std::map<std::string, const TestCase*> by_id;
+  for (const auto& c : plan.cases) by_id[c.id] = &c;
+  std::map<std::string, int> seen;
+  int correct = 0, wrong = 0, not_implemented = 0;
+  const ChannelLines channel = read_channel(observed, token);
+  int malformed = channel.malformed;
+  std::string last_started, refused, load_error, error_case, error_message, not_implemented_message;
+  std::optional<Failure> first;
+  for (const WireLine& line : channel.lines) {
     const std::string id = line.get("case");
     if (line.event == "start" && by_id.count(id)) last_started = id;
-    else if (line.event == "end") end = true;
     else if (line.event == "refused" && refused.empty()) refused = clip(line.get("message"));
     else if (line.event == "load_error" && load_error.empty()) load_error = clip(line.get("message"));
     else if (line.event == "error" && error_message.empty()) error_message = clip(line.get("message"));
@@ -319,7 +336,8 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
   field("seed", std::to_string(plan.seed));
   out << ",\"cases\":" << plan.cases.size() << ",\"observed\":" << seen.size() << ",\"correct\":" << correct
       << ",\"wrong\":" << wrong << ",\"not_implemented\":" << not_implemented << ",\"malformed\":" << malformed
-      << ",\"duplicates\":" << duplicates << ",\"end\":" << (end ? "true" : "false");
+      << ",\"duplicates\":" << duplicates << ",\"forged\":" << channel.forged
+      << ",\"after_end\":" << channel.after_end << ",\"end\":" << (channel.end ? "true" : "false");
   field("refused", refused);
   field("load_error", load_error);
   field("error_case", error_case);

@@ -2,12 +2,14 @@
 #pragma once
 
 #include "plan.hpp"
+#include "wire.hpp"
 
 #include <reduction/lab_module.hpp>
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace reduction::grading {
 
@@ -32,9 +34,21 @@ Expectations read_expectations(const std::string& text);
 // The report (one JSON object, format "reduction-check-tests"): counts of cases observed, correct,
 // wrong and not implemented; the first failure with its case, expected, got and hint; the last
 // case started; any error, refusal or load failure the runner reported. `reference` supplies the
-// float error depth (the student's module never does).
+// float error depth (the student's module never does). `observed` is the run's report channel as
+// the grader read it; only lines with the run's `token`, up to the first "end", count: the others
+// are counted (forged, after_end) and ignored.
 std::string check_tests(const TestPlan& plan, const LabModule& reference, const Expectations& expected,
-                        const std::string& observed);
+                        const std::string& observed, const std::string& token);
+
+// The lines of a report channel that count: well-formed, with the run's token, before "end".
+struct ChannelLines {
+  std::vector<WireLine> lines;
+  int malformed = 0;  // did not parse (any text on the channel: the runner writes nothing else)
+  int forged = 0;     // parsed, with another token
+  int after_end = 0;  // anything after the first "end"
+  bool end = false;
+};
+ChannelLines read_channel(const std::string& observed, const std::string& token);
 
 // "lab 05_sequential, n = 33, type = int, pattern = mixed_sign, seed = 123"
 std::string describe(const std::string& lab, const InputSpec& input);

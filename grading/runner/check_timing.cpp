@@ -122,19 +122,13 @@ ItemReport judge_item(const TimingPlan& plan, const TimingItem& item, const std:
 }  // namespace
 
 std::string check_timing(const TimingPlan& plan, const std::string& reference_dir, const std::string& observed,
-                         Expectations& known) {
+                         Expectations& known, const std::string& token) {
   std::map<std::string, std::map<int, Reported>> calls;
   std::map<std::string, std::string> item_errors;
   std::string device;
-  int malformed = 0;
-  std::istringstream lines(observed);
-  for (std::string text; std::getline(lines, text);) {
-    WireLine line;
-    if (!parse_wire_line(text, line)) {
-      // A line of the lab's own printing is ignored; one shaped like the worker's that does not parse is not.
-      if (text.find_first_not_of(" \t") != std::string::npos && text[text.find_first_not_of(" \t")] == '{') ++malformed;
-      continue;
-    }
+  const ChannelLines channel = read_channel(observed, token);
+  int malformed = channel.malformed;
+  for (const WireLine& line : channel.lines) {
     if (line.event == "device" && device.empty()) device = line.get("name");
     if (line.event == "item_error") item_errors.emplace(line.get("item"), line.get("message").substr(0, 300));
     if (line.event != "sample") continue;
@@ -155,7 +149,9 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
   std::ostringstream out;
   out << "{\"format\":\"" REDUCTION_TIMING_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION
       << ",\"device\":" << json_string(device)
-      << ",\"malformed\":" << malformed << ",\"items\":[";
+      << ",\"malformed\":" << malformed << ",\"forged\":" << channel.forged
+      << ",\"after_end\":" << channel.after_end << ",\"end\":" << (channel.end ? "true" : "false")
+      << ",\"items\":[";
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     const TimingItem& item = plan.items[i];
     const bool baseline = item.module.empty();

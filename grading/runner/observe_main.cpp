@@ -1,7 +1,8 @@
 // reduction_lab_observe: the untrusted test runner. It loads one lab module (a student's), runs
-// the cases of a test plan that the trusted side wrote, and prints what it observed, one line a
-// case (wire.hpp). It decides nothing: the checker regenerates every input and judges. Runs in
-// the grader's sandbox; everything it prints may have been forged by the module it loaded.
+// the cases of a test plan that the trusted side wrote, and reports what it observed, one line a
+// case, on the report channel the grader hands it (wire.hpp); stdout and stderr are the lab's
+// own. It decides nothing: the checker regenerates every input and judges. Runs in the grader's
+// sandbox; everything it reports may have been forged by the module it loaded.
 #include "plan.hpp"
 #include "wire.hpp"
 
@@ -31,6 +32,8 @@ static_assert(kTimeoutExitCode == REDUCTION_RUNNER_EXIT_WATCHDOG, "grading/contr
 struct Args {
   std::string lab, expect, where, plan;
   double call_timeout_s = 20;
+  int report_fd = -1;  // none: the report is dropped (a run under compute-sanitizer, or by hand)
+  int token_fd = -1;
 };
 
 std::optional<Args> parse_args(int argc, char** argv) {
@@ -47,10 +50,12 @@ std::optional<Args> parse_args(int argc, char** argv) {
     else if (auto v = value("--where")) args.where = *v;
     else if (auto v = value("--plan")) args.plan = *v;
     else if (auto v = value("--call-timeout")) args.call_timeout_s = std::strtod(v->c_str(), nullptr);
+    else if (auto v = value(REDUCTION_REPORT_FD_FLAG)) args.report_fd = parse_fd(*v);
+    else if (auto v = value(REDUCTION_TOKEN_FD_FLAG)) args.token_fd = parse_fd(*v);
     else return std::nullopt;
   }
   if (args.lab.empty() || args.expect.empty() || args.plan.empty() || (args.where != "device" && args.where != "host") ||
-      !(args.call_timeout_s > 0))
+      !(args.call_timeout_s > 0) || args.report_fd < -1 || args.token_fd < -1)
     return std::nullopt;
   return args;
 }
@@ -71,9 +76,9 @@ std::string hex64(std::uint64_t value) {
 // An operator case (lab 12): one call of the operator entry; a module without one is reported,
 // not run (LabModule::reduce would throw).
 template <typename T>
-void observe_operator(const testing::LabRunner& runner, const TestCase& c) {
+void observe_operator(const Reporter& report, const testing::LabRunner& runner, const TestCase& c) {
   if (!runner.lab().has_operators()) {
-    emit("observed", {{"case", c.id}, {"status", "no_operator_entry"},
+    report.emit("observed", {{"case", c.id}, {"status", "no_operator_entry"},
                       {"message", "the module exports no " REDUCTION_OPERATOR_ENTRY_SYMBOL}});
     return;
   }
@@ -96,12 +101,12 @@ void observe_operator(const testing::LabRunner& runner, const TestCase& c) {
     record(run);
     values = {bits_of(run.value)};
   }
-  emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+  report.emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
 }
 
 template <typename T>
-void observe(const testing::LabRunner& runner, const TestCase& c) {
-  if (c.kind == CaseKind::operator_) return observe_operator<T>(runner, c);
+void observe(const Reporter& report, const testing::LabRunner& runner, const TestCase& c) {
+  if (c.kind == CaseKind::operator_) return observe_operator<T>(report, runner, c);
   std::vector<std::string> values;
   std::string status = "ok", message, digest;
   const auto input = make_input<T>(c.input.pattern, c.input.n, c.input.seed);
@@ -126,10 +131,11 @@ void observe(const testing::LabRunner& runner, const TestCase& c) {
       values.push_back(bits_of(run.value));
     }
   }
-  emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+  report.emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
 }
 
-int run(const Args& args) {
+// Runs the plan and ends the process (Reporter::finish): nothing of the lab's runs after "end".
+[[noreturn]] void run(const Args& args, const Reporter& report) {
   std::ifstream file(args.plan);
   std::stringstream text;
   text << file.rdbuf();
@@ -138,33 +144,32 @@ int run(const Args& args) {
   try {
     loaded.emplace(LabModule::load(args.lab));
   } catch (const LabLoadError& e) {
-    emit("load_error", {{"message", e.what()}});
-    return kUsageExitCode;
+    report.emit("load_error", {{"message", e.what()}});
+    report.finish(kUsageExitCode);
   }
   const LabModule& lab = *loaded;
   if (lab.folder() != args.expect) {
-    emit("refused", {{"message", "the module says it is lab " + lab.folder() + ", not " + args.expect}});
-    return kRefusedExitCode;
+    report.emit("refused", {{"message", "the module says it is lab " + lab.folder() + ", not " + args.expect}});
+    report.finish(kRefusedExitCode);
   }
   const bool on_device = args.where == "device";
-  if (on_device) emit("device", {{"name", query_device_info().name}});
+  if (on_device) report.emit("device", {{"name", query_device_info().name}});
   testing::RunnerOptions options;
   options.call_seconds = args.call_timeout_s;
   options.on_device = on_device;
   std::string current;
-  options.on_fatal = [&current](const std::string&, const std::string& message) {
-    emit("observed", {{"case", current}, {"status", "error"}, {"message", message}});
-    std::_Exit(testing::kRuntimeErrorExitCode);  // after a CUDA error the context cannot be trusted
+  options.on_fatal = [&current, &report](const std::string&, const std::string& message) {
+    report.emit("observed", {{"case", current}, {"status", "error"}, {"message", message}});
+    report.finish(testing::kRuntimeErrorExitCode);  // after a CUDA error the context cannot be trusted
   };
   const testing::LabRunner runner(lab, options);
   for (const auto& c : plan.cases) {
     current = c.id;
-    emit("start", {{"case", c.id}});
-    if (c.input.type == Type::int32) observe<int>(runner, c);
-    else observe<float>(runner, c);
+    report.emit("start", {{"case", c.id}});
+    if (c.input.type == Type::int32) observe<int>(report, runner, c);
+    else observe<float>(report, runner, c);
   }
-  emit("end");
-  return 0;
+  report.finish(0);
 }
 
 }  // namespace
@@ -174,13 +179,22 @@ int main(int argc, char** argv) {
   const auto args = reduction::grading::parse_args(argc, argv);
   if (!args) {
     std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --where=device|host --plan=FILE "
-                         "[--call-timeout=SECONDS]\n", argv[0]);
+                         "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD]\n",
+                 argv[0]);
     return reduction::grading::kUsageExitCode;
   }
+  std::string token;
   try {
-    return reduction::grading::run(*args);
+    token = reduction::grading::read_token(args->token_fd);  // before any student code is loaded
   } catch (const std::exception& e) {
-    reduction::grading::emit("error", {{"message", e.what()}});
-    return reduction::testing::kRuntimeErrorExitCode;
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return reduction::grading::kUsageExitCode;
+  }
+  const reduction::grading::Reporter report(args->report_fd, token);
+  try {
+    reduction::grading::run(*args, report);
+  } catch (const std::exception& e) {
+    report.emit("error", {{"message", e.what()}});
+    report.finish(reduction::testing::kRuntimeErrorExitCode);
   }
 }

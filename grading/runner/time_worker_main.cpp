@@ -1,5 +1,6 @@
 // reduction_time_worker: times the items of a timing plan (lab modules, or the roof and CUB
-// baselines) and prints every call's time and result (wire.hpp). The grader runs it outside the
+// baselines) and reports every call's time and result on the report channel (wire.hpp), read
+// live by the grader; stdout and stderr are the lab's own. The grader runs it outside the
 // sandbox for the references and baselines, and this same code built without CUB
 // (reduction_student_worker) in the sandbox for a student's modules: no student code shares a
 // process with a reference, or with a library reduction it could find and call.
@@ -24,6 +25,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -55,8 +57,8 @@ T canary_value(const Canary& c) {
 }
 
 template <typename T>
-void emit_sample(const TimingItem& item, int call, double us, std::optional<T> value) {
-  emit("sample", {{"item", item.id}, {"call", std::to_string(call)}, {"us", format_us(us)},
+void emit_sample(const Reporter& report, const TimingItem& item, int call, double us, std::optional<T> value) {
+  report.emit("sample", {{"item", item.id}, {"call", std::to_string(call)}, {"us", format_us(us)},
                   {"value", value ? bits_hex(bits_of(*value)) : ""}});
 }
 
@@ -106,8 +108,8 @@ class InputCache {
 // right behind the L2 flush, so the GPU is still busy when the start event and the call arrive and
 // no host latency is timed. A call that never returns is stopped by the grader (no progress).
 template <typename T>
-void time_device_item(const TimingPlan& plan, const TimingItem& item, const LabModule* lab, Timer& timer,
-                      InputCache& cache) {
+void time_device_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule* lab,
+                      Timer& timer, InputCache& cache) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
   Inputs<T>& inputs = cache.get<T>(item.n, true);
   DeviceBuffer<T> output(1);
@@ -151,7 +153,8 @@ void time_device_item(const TimingPlan& plan, const TimingItem& item, const LabM
     REDUCTION_CHECK(cudaMemcpyAsync(result, output.get(), sizeof(T), cudaMemcpyDeviceToHost, stream));
     REDUCTION_CHECK(cudaStreamSynchronize(stream));
     REDUCTION_CHECK(cudaDeviceSynchronize());  // nothing of this call may run on into the next
-    emit_sample<T>(item, call, 1000.0 * stop.elapsed_ms_since(start), roof ? std::nullopt : std::optional<T>(*result));
+    emit_sample<T>(report, item, call, 1000.0 * stop.elapsed_ms_since(start),
+                   roof ? std::nullopt : std::optional<T>(*result));
   }
   for (const auto& [b, index] : touched)  // back to the inputs as generated, for the next item
     REDUCTION_CHECK(cudaMemcpy(inputs.device[b].get() + index, inputs.host[b].data() + index, sizeof(T),
@@ -160,7 +163,8 @@ void time_device_item(const TimingPlan& plan, const TimingItem& item, const LabM
 
 // A host item (lab 01): the same rotation and canaries, on host memory, with a steady clock.
 template <typename T>
-void time_host_item(const TimingPlan& plan, const TimingItem& item, const LabModule& lab, InputCache& cache) {
+void time_host_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule& lab,
+                    InputCache& cache) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
   std::vector<std::vector<T>> buffers = cache.get<T>(item.n, false).host;  // a copy: canaries go into it
   for (int call = 0; call < plan.warmup + plan.samples; ++call) {
@@ -171,11 +175,12 @@ void time_host_item(const TimingPlan& plan, const TimingItem& item, const LabMod
     const auto status = lab.sum<T>(in.data(), item.n, &out, nullptr, 0, nullptr);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
     if (!status.ok()) throw std::runtime_error(status.message);
-    emit_sample<T>(item, call, us, out);
+    emit_sample<T>(report, item, call, us, out);
   }
 }
 
-int run(const std::string& plan_path) {
+// Times the plan and ends the process (Reporter::finish): nothing of a lab's runs after "end".
+[[noreturn]] void run(const std::string& plan_path, const Reporter& report) {
   std::ifstream file(plan_path);
   std::stringstream text;
   text << file.rdbuf();
@@ -189,7 +194,7 @@ int run(const std::string& plan_path) {
       auto& module = modules[item.module];
       if (!module) module = std::make_unique<LabModule>(LabModule::load(item.module));
       if (module->folder() != item.lab) {
-        emit("item_error", {{"item", item.id}, {"message", "the module says it is lab " + module->folder()}});
+        report.emit("item_error", {{"item", item.id}, {"message", "the module says it is lab " + module->folder()}});
         continue;
       }
       lab = module.get();
@@ -197,39 +202,59 @@ int run(const std::string& plan_path) {
     try {
       if (!item.on_device) {
         if (!lab) throw std::invalid_argument("a host item needs a module");
-        item.type == Type::int32 ? time_host_item<int>(plan, item, *lab, inputs)
-                                 : time_host_item<float>(plan, item, *lab, inputs);
+        item.type == Type::int32 ? time_host_item<int>(report, plan, item, *lab, inputs)
+                                 : time_host_item<float>(report, plan, item, *lab, inputs);
         continue;
       }
       if (!timer) {
         timer = std::make_unique<Timer>();
-        emit("device", {{"name", query_device_info().name}});
+        report.emit("device", {{"name", query_device_info().name}});
       }
-      item.type == Type::int32 ? time_device_item<int>(plan, item, lab, *timer, inputs)
-                               : time_device_item<float>(plan, item, lab, *timer, inputs);
+      item.type == Type::int32 ? time_device_item<int>(report, plan, item, lab, *timer, inputs)
+                               : time_device_item<float>(report, plan, item, lab, *timer, inputs);
     } catch (const CudaError& e) {
-      emit("item_error", {{"item", item.id}, {"message", e.what()}});
-      return kRuntimeErrorExitCode;  // the context cannot be trusted after a CUDA error
+      report.emit("item_error", {{"item", item.id}, {"message", e.what()}});
+      report.finish(kRuntimeErrorExitCode);  // the context cannot be trusted after a CUDA error
     } catch (const std::exception& e) {
-      emit("item_error", {{"item", item.id}, {"message", e.what()}});
+      report.emit("item_error", {{"item", item.id}, {"message", e.what()}});
     }
   }
-  emit("end");
-  return 0;
+  report.finish(0);
 }
 
 }  // namespace
 }  // namespace reduction::grading
 
 int main(int argc, char** argv) {
-  if (argc != 2 || std::strncmp(argv[1], "--plan=", 7) != 0) {
-    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN\n", argv[0]);
+  using namespace reduction::grading;
+  std::string plan;
+  int report_fd = -1, token_fd = -1;
+  const std::string report_flag = REDUCTION_REPORT_FD_FLAG "=", token_flag = REDUCTION_TOKEN_FD_FLAG "=";
+  bool usage = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--plan=", 0) == 0) plan = arg.substr(7);
+    else if (arg.rfind(report_flag, 0) == 0) report_fd = parse_fd(arg.substr(report_flag.size()));
+    else if (arg.rfind(token_flag, 0) == 0) token_fd = parse_fd(arg.substr(token_flag.size()));
+    else usage = true;
+  }
+  if (usage || plan.empty() || report_fd < -1 || token_fd < -1) {
+    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG
+                         "=FD]\n", argv[0]);
     return 2;
   }
+  std::string token;
   try {
-    return reduction::grading::run(argv[1] + 7);
+    token = read_token(token_fd);  // before any student code is loaded
   } catch (const std::exception& e) {
-    reduction::grading::emit("error", {{"message", e.what()}});
-    return reduction::grading::kRuntimeErrorExitCode;
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 2;
+  }
+  const Reporter report(report_fd, token);
+  try {
+    run(plan, report);
+  } catch (const std::exception& e) {
+    report.emit("error", {{"message", e.what()}});
+    report.finish(kRuntimeErrorExitCode);
   }
 }

@@ -23,21 +23,20 @@
 namespace reduction::grading {
 namespace {
 
-std::string captured_emit(const std::string& event, const std::map<std::string, std::string>& fields,
-                          const std::vector<std::string>* values = nullptr) {
-  ::testing::internal::CaptureStdout();
-  emit(event, fields, values);
-  return ::testing::internal::GetCapturedStdout();
-}
+// The run's token the tests' observations carry, and the start of every line an honest runner writes.
+#define TEST_TOKEN "00112233445566778899aabbccddeeff"
+#define WIRE_PREFIX "{\"v\":2,\"t\":\"" TEST_TOKEN "\","
+const std::string kToken = TEST_TOKEN;
 
 TEST(WireFormat, WhatTheRunnerWritesReadsBackFieldByField) {
   const std::vector<std::string> values = {"0x3f800000", "0x00000002"};
-  std::string text = captured_emit("observed", {{"case", "c017"}, {"message", "quote \" and \\ and \x01"}}, &values);
+  std::string text = wire_line(kToken, "observed", {{"case", "c017"}, {"message", "quote \" and \\ and \x01"}}, &values);
   ASSERT_EQ(text.back(), '\n');
   text.pop_back();
   WireLine line;
   ASSERT_TRUE(parse_wire_line(text, line)) << text;
   EXPECT_EQ(line.event, "observed");
+  EXPECT_EQ(line.token, kToken);
   EXPECT_EQ(line.get("case"), "c017");
   EXPECT_EQ(line.get("message"), "quote \" and \\ and \x01");
   EXPECT_EQ(line.values, values);
@@ -45,12 +44,28 @@ TEST(WireFormat, WhatTheRunnerWritesReadsBackFieldByField) {
 
 TEST(WireFormat, AnythingElseIsRefused) {
   WireLine line;
-  for (const char* text : {"", "REDUCTION-TESTS-COMPLETE", "{\"v\":2,\"event\":\"end\"}", "{\"event\":\"end\"}",
-                           "{\"v\":1}", "{\"v\":1,\"event\":\"end\"} trailing", "{\"v\":1,\"event\":[\"x\"]}",
-                           "{\"v\":1,\"event\":\"end\",\"case\":\"unterminated}"}) {
+  for (const char* text : {"", "REDUCTION-TESTS-COMPLETE", "{\"v\":1,\"event\":\"end\"}", "{\"event\":\"end\"}",
+                           "{\"v\":2}", WIRE_PREFIX "\"event\":\"end\"} trailing", WIRE_PREFIX "\"event\":[\"x\"]}",
+                           WIRE_PREFIX "\"event\":\"end\",\"case\":\"unterminated}", "{\"v\":2,\"t\":7,\"event\":\"end\"}"}) {
     EXPECT_FALSE(parse_wire_line(text, line)) << text;
   }
-  EXPECT_FALSE(parse_wire_line("{\"v\":1,\"event\":\"" + std::string(70000, 'x') + "\"}", line));
+  EXPECT_FALSE(parse_wire_line(WIRE_PREFIX "\"event\":\"" + std::string(70000, 'x') + "\"}", line));
+}
+
+// The report channel: the run's token, and nothing after "end" (the runner _exit()s there).
+TEST(WireFormat, OnlyLinesWithTheRunsTokenBeforeTheEndCount) {
+  const std::string mine = wire_line(kToken, "start", {{"case", "c001"}});
+  const std::string other = wire_line("ffeeddccbbaa99887766554433221100", "start", {{"case", "c002"}});
+  const std::string end = wire_line(kToken, "end");
+  const ChannelLines channel = read_channel(mine + other + "a student's banner\n" + end + mine + other, kToken);
+  ASSERT_EQ(channel.lines.size(), 2u);
+  EXPECT_EQ(channel.lines[0].get("case"), "c001");
+  EXPECT_EQ(channel.lines[1].event, "end");
+  EXPECT_EQ(channel.forged, 1);
+  EXPECT_EQ(channel.malformed, 1);
+  EXPECT_EQ(channel.after_end, 2);
+  EXPECT_TRUE(channel.end);
+  EXPECT_FALSE(read_channel(mine, kToken).end);
 }
 
 TEST(WireFormat, ValueBitsAreEightHexDigits) {
@@ -135,17 +150,17 @@ TEST(ChainChecker, EachCallOfAChainIsJudgedAgainstItsOwnInput) {
   const auto observed = [&](std::vector<std::int32_t> values) {
     std::string list;
     for (std::int32_t v : values) list += (list.empty() ? "\"" : ",\"") + bits_hex(static_cast<std::uint32_t>(v)) + "\"";
-    return "{\"v\":1,\"event\":\"start\",\"case\":\"c001\"}\n{\"v\":1,\"event\":\"observed\",\"case\":\"c001\","
-           "\"status\":\"ok\",\"digest\":\"\",\"values\":[" + list + "]}\n{\"v\":1,\"event\":\"end\"}\n";
+    return WIRE_PREFIX "\"event\":\"start\",\"case\":\"c001\"}\n" WIRE_PREFIX "\"event\":\"observed\",\"case\":\"c001\","
+           "\"status\":\"ok\",\"digest\":\"\",\"values\":[" + list + "]}\n" WIRE_PREFIX "\"event\":\"end\"}\n";
   };
-  const std::string good = check_tests(plan, reference, known, observed({a, b, a, b}));
+  const std::string good = check_tests(plan, reference, known, observed({a, b, a, b}), kToken);
   EXPECT_NE(good.find("\"correct\":1,\"wrong\":0"), std::string::npos) << good;
-  const std::string swapped = check_tests(plan, reference, known, observed({a, a, b, b}));
+  const std::string swapped = check_tests(plan, reference, known, observed({a, a, b, b}), kToken);
   EXPECT_NE(swapped.find("\"wrong\":1"), std::string::npos) << swapped;
-  const std::string stale = check_tests(plan, reference, known, observed({a, b, a + 3, b}));
+  const std::string stale = check_tests(plan, reference, known, observed({a, b, a + 3, b}), kToken);
   EXPECT_NE(stale.find("call 3 of 4 back to back"), std::string::npos) << stale;
   EXPECT_NE(stale.find("the first call was right"), std::string::npos) << stale;
-  const std::string short_chain = check_tests(plan, reference, known, observed({a, b}));
+  const std::string short_chain = check_tests(plan, reference, known, observed({a, b}), kToken);
   EXPECT_NE(short_chain.find("\"wrong\":1"), std::string::npos) << short_chain;
 }
 
@@ -245,7 +260,7 @@ class OperatorCheckerTest : public ::testing::Test {
   std::string honest(const std::string& replace_case = "", const std::string& replacement = "") const {
     std::ostringstream out;
     for (const auto& c : plan_.cases) {
-      out << "{\"v\":1,\"event\":\"start\",\"case\":\"" << c.id << "\"}\n";
+      out << WIRE_PREFIX "\"event\":\"start\",\"case\":\"" << c.id << "\"}\n";
       if (c.id == replace_case) {
         out << replacement << "\n";
         continue;
@@ -255,19 +270,19 @@ class OperatorCheckerTest : public ::testing::Test {
       const std::uint64_t digest = is_int ? digest_of(operator_case_input<int>(c)) : digest_of(operator_case_input<float>(c));
       char hex[24];
       std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
-      out << "{\"v\":1,\"event\":\"observed\",\"case\":\"" << c.id << "\",\"status\":\"ok\",\"digest\":\"" << hex
+      out << WIRE_PREFIX "\"event\":\"observed\",\"case\":\"" << c.id << "\",\"status\":\"ok\",\"digest\":\"" << hex
           << "\",\"values\":[";
       for (std::size_t k = 0; k < values.size(); ++k) out << (k ? ",\"" : "\"") << values[k] << "\"";
       out << "]}\n";
     }
-    return out.str() + "{\"v\":1,\"event\":\"end\"}\n";
+    return out.str() + WIRE_PREFIX "\"event\":\"end\"}\n";
   }
   template <typename T>
   static std::uint64_t digest_of(const std::vector<T>& input) { return digest_bytes(input.data(), input.size() * sizeof(T)); }
   std::string report(const std::string& observed) const {
     Expectations known;
     add_expectations(plan_, known);
-    return check_tests(plan_, *reference_, known, observed);
+    return check_tests(plan_, *reference_, known, observed, kToken);
   }
 
   TestPlan plan_{"12_any_operator", true, 3, {}};
@@ -283,7 +298,7 @@ TEST_F(OperatorCheckerTest, AWrongMinIsWrongWithItsOperatorExpectedAndGot) {
   const TestCase& c = plan_.cases[0];
   const auto input = operator_case_input<int>(c);
   const int wrong = *std::min_element(input.begin(), input.end()) + 1;  // one off: still a plausible value
-  const std::string line = "{\"v\":1,\"event\":\"observed\",\"case\":\"c001\",\"status\":\"ok\",\"digest\":\"\","
+  const std::string line = WIRE_PREFIX "\"event\":\"observed\",\"case\":\"c001\",\"status\":\"ok\",\"digest\":\"\","
                            "\"values\":[\"" + bits_hex(static_cast<std::uint32_t>(wrong)) + "\"]}";
   const std::string text = report(honest("c001", line));
   EXPECT_NE(text.find("\"correct\":6,\"wrong\":1"), std::string::npos) << text;
@@ -297,7 +312,7 @@ TEST_F(OperatorCheckerTest, NanRulesIdentitiesAndBoundsAreTheSharedOnes) {
   const auto observed = [](const std::string& id, const std::vector<std::string>& values) {
     std::string list;
     for (const auto& v : values) list += (list.empty() ? "\"" : ",\"") + v + "\"";
-    return "{\"v\":1,\"event\":\"observed\",\"case\":\"" + id + "\",\"status\":\"ok\",\"digest\":\"\",\"values\":[" +
+    return WIRE_PREFIX "\"event\":\"observed\",\"case\":\"" + id + "\",\"status\":\"ok\",\"digest\":\"\",\"values\":[" +
            list + "]}";
   };
   // a min that skipped the NaN (fminf alone): the smallest number, not NaN
@@ -329,13 +344,13 @@ TEST_F(OperatorCheckerTest, NanRulesIdentitiesAndBoundsAreTheSharedOnes) {
 TEST_F(OperatorCheckerTest, AModuleWithoutTheOperatorEntryFailsEveryOperatorCase) {
   std::string observed;
   for (const auto& c : plan_.cases)
-    observed += "{\"v\":1,\"event\":\"observed\",\"case\":\"" + c.id +
+    observed += WIRE_PREFIX "\"event\":\"observed\",\"case\":\"" + c.id +
                 "\",\"status\":\"no_operator_entry\",\"message\":\"the module exports no reduction_operator_lab_v1\"}\n";
-  const std::string text = report(observed + "{\"v\":1,\"event\":\"end\"}\n");
+  const std::string text = report(observed + WIRE_PREFIX "\"event\":\"end\"}\n");
   EXPECT_NE(text.find("\"correct\":0,\"wrong\":7"), std::string::npos) << text;
   EXPECT_NE(text.find("REDUCTION_DEFINE_OPERATOR_LAB"), std::string::npos) << text;
   // and an operator case answered with a sum's shape (one value for moments) is wrong, not a crash
-  const std::string shape = report(honest("c006", "{\"v\":1,\"event\":\"observed\",\"case\":\"c006\",\"status\":"
+  const std::string shape = report(honest("c006", WIRE_PREFIX "\"event\":\"observed\",\"case\":\"c006\",\"status\":"
                                                   "\"ok\",\"values\":[\"0x00000000\"]}"));
   EXPECT_NE(shape.find("\"correct\":6,\"wrong\":1"), std::string::npos) << shape;
 }
@@ -357,13 +372,13 @@ class CheckerTest : public ::testing::Test {
       char digest[24];
       std::snprintf(digest, sizeof digest, "%016llx",
                     static_cast<unsigned long long>(digest_bytes(input.data(), input.size() * sizeof(int))));
-      out << "{\"v\":1,\"event\":\"start\",\"case\":\"" << c.id << "\"}\n";
-      out << "{\"v\":1,\"event\":\"observed\",\"case\":\"" << c.id << "\",\"status\":\"ok\",\"digest\":\"" << digest
+      out << WIRE_PREFIX "\"event\":\"start\",\"case\":\"" << c.id << "\"}\n";
+      out << WIRE_PREFIX "\"event\":\"observed\",\"case\":\"" << c.id << "\",\"status\":\"ok\",\"digest\":\"" << digest
           << "\",\"values\":[\"" << bits_hex(static_cast<std::uint32_t>(sum)) << "\"]}\n";
     }
-    return out.str() + "{\"v\":1,\"event\":\"end\"}\n";
+    return out.str() + WIRE_PREFIX "\"event\":\"end\"}\n";
   }
-  std::string report(const std::string& observed) const { return check_tests(plan_, *reference_, known_, observed); }
+  std::string report(const std::string& observed) const { return check_tests(plan_, *reference_, known_, observed, kToken); }
 
   TestPlan plan_;
   Expectations known_;
@@ -382,8 +397,8 @@ TEST_F(CheckerTest, AWrongSumIsWrongWithItsCaseExpectedAndGot) {
 }
 
 TEST_F(CheckerTest, MarkersAndForgedOrMissingLinesEarnNothing) {
-  const std::string forged = "REDUCTION-TESTS-COMPLETE\n{\"v\":1,\"event\":\"observed\",\"case\":\"c001\",\"status\":"
-                             "\"ok\",\"values\":[\"0x00000000\"]}\n{\"v\":1,\"event\":\"end\"}\n";
+  const std::string forged = "REDUCTION-TESTS-COMPLETE\n" WIRE_PREFIX "\"event\":\"observed\",\"case\":\"c001\",\"status\":"
+                             "\"ok\",\"values\":[\"0x00000000\"]}\n" WIRE_PREFIX "\"event\":\"end\"}\n";
   const std::string text = report(forged);
   EXPECT_NE(text.find("\"observed\":1,\"correct\":0,\"wrong\":1"), std::string::npos) << text;
   EXPECT_NE(report("").find("\"observed\":0,\"correct\":0"), std::string::npos);
@@ -398,10 +413,25 @@ TEST_F(CheckerTest, AModifiedInputIsWrongEvenWithTheRightSum) {
 }
 
 TEST_F(CheckerTest, OnlyTheFirstObservationOfACaseCounts) {
-  const std::string first = honest();
+  std::string first = honest();
+  first.erase(first.rfind(WIRE_PREFIX));  // without its end: the second round comes before it
   const std::string text = report(first + honest(0, 5));
   EXPECT_NE(text.find("\"correct\":3,\"wrong\":0"), std::string::npos) << text;
   EXPECT_NE(text.find("\"duplicates\":3"), std::string::npos) << text;
+}
+
+// What a lab's static destructor or atexit handler could write after the runner's end, and lines
+// without the run's token (another writer, or a forger who did not find it), count for nothing.
+TEST_F(CheckerTest, LinesAfterTheEndOrWithoutTheTokenCountForNothing) {
+  const std::string late = report(honest() + honest(0, 5));
+  EXPECT_NE(late.find("\"correct\":3,\"wrong\":0"), std::string::npos) << late;
+  EXPECT_NE(late.find("\"after_end\":7"), std::string::npos) << late;
+  std::string other = honest(0, 5);
+  for (std::size_t at = 0; (at = other.find(kToken, at)) != std::string::npos;) other.replace(at, kToken.size(), std::string(32, 'e'));
+  const std::string forged = report(other + honest());
+  EXPECT_NE(forged.find("\"correct\":3,\"wrong\":0"), std::string::npos) << forged;
+  EXPECT_NE(forged.find("\"forged\":7"), std::string::npos) << forged;
+  EXPECT_NE(report(other).find("\"observed\":0"), std::string::npos);
 }
 
 TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
@@ -424,7 +454,7 @@ TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
     const std::int32_t sum = exact_int_sum(in);
     if (call == 0) first = sum;
     const auto line = [&](std::int32_t value) {
-      return "{\"v\":1,\"event\":\"sample\",\"item\":\"t001\",\"call\":\"" + std::to_string(call) +
+      return WIRE_PREFIX "\"event\":\"sample\",\"item\":\"t001\",\"call\":\"" + std::to_string(call) +
              "\",\"us\":\"10.0\",\"value\":\"" + bits_hex(static_cast<std::uint32_t>(value)) + "\"}\n";
     };
     honest << line(sum);
@@ -432,13 +462,22 @@ TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
   }
   const std::string dir = std::string(REDUCTION_LAB01_MODULE).substr(0, std::string(REDUCTION_LAB01_MODULE).rfind('/'));
   Expectations known;
-  const std::string good = check_timing(plan, dir, honest.str(), known);
+  const std::string good = check_timing(plan, dir, honest.str(), known, kToken);
   EXPECT_NE(good.find("\"samples\":4,\"median_us\":10"), std::string::npos) << good;
   EXPECT_NE(good.find("\"verified\":true"), std::string::npos) << good;
-  const std::string bad = check_timing(plan, dir, cached.str(), known);
+  const std::string bad = check_timing(plan, dir, cached.str(), known, kToken);
   EXPECT_NE(bad.find("\"verified\":false"), std::string::npos) << bad;
-  const std::string twice = check_timing(plan, dir, honest.str() + honest.str(), known);
+  const std::string twice = check_timing(plan, dir, honest.str() + honest.str(), known, kToken);
   EXPECT_NE(twice.find("\"malformed\":5"), std::string::npos) << twice;
+  // A destructor or atexit handler writing after the end, or lines without the run's token: counted.
+  const std::string late = check_timing(plan, dir, honest.str() + wire_line(kToken, "end") + honest.str(), known, kToken);
+  EXPECT_NE(late.find("\"after_end\":5"), std::string::npos) << late;
+  EXPECT_NE(late.find("\"malformed\":0"), std::string::npos) << late;
+  std::string other = honest.str();
+  for (std::size_t at = 0; (at = other.find(kToken, at)) != std::string::npos;) other.replace(at, kToken.size(), std::string(32, 'e'));
+  const std::string forged = check_timing(plan, dir, other, known, kToken);
+  EXPECT_NE(forged.find("\"forged\":5"), std::string::npos) << forged;
+  EXPECT_NE(forged.find("\"samples\":0"), std::string::npos) << forged;
 }
 
 }  // namespace

@@ -1,0 +1,209 @@
+"""Running one tool as a subprocess under the grader's own limits, and the report channel of the
+untrusted runner and timing worker.
+
+Each run has a wall-clock limit, and runs that report progress a stall limit too (no new report
+line for a call's time limit: stopped, a TIMEOUT); the whole process group is killed at either.
+The program's own stdout and stderr go to temporary files, not pipes, and the sandbox's file-size
+limit stops a flood; only the head and tail of each stream are kept in memory.
+
+The runner and the timing worker report on a channel of their own (grading/runner/wire.hpp): a
+pipe whose write end the run inherits (--report-fd), read here live, line by line as it comes, so
+nothing the run does later (a destructor, an atexit handler, a child left behind) can rewrite what
+it reported; and a second pipe that hands it the run's token (--token-fd) before it loads student
+code. What the student's code prints to stdout and stderr never mixes with the report: a banner
+without a newline is the student's output, not a broken report line.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import select
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from .contract import REPORT_FD_FLAG, TOKEN_FD_FLAG
+from .verdicts import ProcessResult
+
+HEAD_BYTES = 2 << 20     # keep the first 2 MiB of a stream (the observations of a test run are far less)
+TAIL_BYTES = 256 << 10   # and its last 256 KiB (summaries are at the end)
+REPORT_LIMIT = 16 << 20  # a report channel past this is a flood: the run is stopped (a timing run writes ~100 KiB)
+POLL_S = 0.2
+DRAIN_S = 2.0            # after the run ends, how long a report channel may stay open (a child it left holding it)
+
+
+class Channel:
+    """The report channel of one run: `argv()` names the two pipe ends the run inherits."""
+
+    def __init__(self) -> None:
+        self.token = secrets.token_hex(16)
+        self.read_fd, self.write_fd = os.pipe()
+        self.token_fd, token_writer = os.pipe()
+        os.write(token_writer, (self.token + "\n").encode())   # 33 bytes: always fits the pipe's buffer
+        os.close(token_writer)
+        self._child_ends = [self.write_fd, self.token_fd]
+
+    def argv(self) -> list[str]:
+        return [f"{REPORT_FD_FLAG}={self.write_fd}", f"{TOKEN_FD_FLAG}={self.token_fd}"]
+
+    def pass_fds(self) -> tuple[int, ...]:
+        return tuple(self._child_ends)
+
+    def started(self) -> None:
+        """The run has its copies: the grader's must go, or the channel never reaches end of file."""
+        for fd in self._child_ends:
+            os.close(fd)
+        self._child_ends = []
+
+    def close(self) -> None:
+        self.started()
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+    def __enter__(self) -> Channel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _read_limited(handle) -> str:
+    handle.flush()
+    size = handle.seek(0, os.SEEK_END)
+    handle.seek(0)
+    if size <= HEAD_BYTES + TAIL_BYTES:
+        data = handle.read()
+    else:
+        head = handle.read(HEAD_BYTES)
+        handle.seek(size - TAIL_BYTES)
+        data = head + f"\n[... {size - HEAD_BYTES - TAIL_BYTES} bytes left out ...]\n".encode() + handle.read()
+    return data.decode("utf-8", errors="replace")
+
+
+_LIVE: set[int] = set()  # process groups running now, for kill_all()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+class Stopping(Exception):
+    """The grader is being stopped: no new process starts."""
+
+
+def stopping() -> bool:
+    """kill_all() was called: the runs since may have been killed, and say nothing of the student."""
+    return _STOPPING.is_set()
+
+
+def kill_all() -> None:
+    """Kills every process group the grader started that is still running, and lets no new one
+    start (on SIGTERM or Ctrl-C). Sandboxed runs die with their bubblewrap parent."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for pid in groups:
+        _kill_group(pid)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _Report:
+    """What arrived on a channel so far."""
+
+    def __init__(self, channel: Channel | None) -> None:
+        self.fd = channel.read_fd if channel else -1
+        self.data = bytearray()
+        self.open = channel is not None
+        self.flood = False
+
+    def read(self, wait_s: float) -> bool:
+        """Reads what is there (waiting up to `wait_s` for it); True when something arrived."""
+        if not self.open:
+            return False
+        ready, _, _ = select.select([self.fd], [], [], wait_s)
+        if not ready:
+            return False
+        chunk = os.read(self.fd, 1 << 16)
+        if not chunk:
+            self.open = False
+            return False
+        self.data += chunk
+        if len(self.data) > REPORT_LIMIT:
+            self.flood, self.open = True, False
+        return True
+
+
+def run_process(command: list[str], timeout: float | None, env: dict[str, str] | None = None,
+                cwd: str | os.PathLike | None = None, preexec=None, stall_s: float | None = None,
+                output_limit: int | None = None, channel: Channel | None = None) -> ProcessResult:
+    """Runs `command` in a new process group with exactly `env` (None: the grader's own); kills the
+    group when `timeout` seconds pass, or `stall_s` pass with no progress: a new report line when
+    the run has a `channel` (the student's own printing keeps nothing alive), else any output."""
+    if _STOPPING.is_set():
+        raise Stopping("the grader is stopping")
+    start = time.monotonic()
+    report = _Report(channel)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                                       start_new_session=True, preexec_fn=preexec,
+                                       pass_fds=channel.pass_fds() if channel else ())
+        except OSError as exc:
+            return ProcessResult(127, "", f"cannot start {command[0]}: {exc}", False, 0.0, list(command), timeout)
+        finally:
+            if channel:
+                channel.started()
+        with _LIVE_LOCK:
+            _LIVE.add(process.pid)
+        timed_out = stalled = False
+        size, changed = 0, start
+        try:
+            while process.poll() is None:
+                now = time.monotonic()
+                if timeout is not None and now - start > timeout:
+                    timed_out = True
+                    break
+                if channel:
+                    grown = len(report.data)
+                else:
+                    grown = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+                if grown != size:
+                    size, changed = grown, now
+                elif stall_s is not None and now - changed > stall_s:
+                    stalled = True
+                    break
+                if report.flood:
+                    break
+                if report.open:
+                    report.read(POLL_S)   # returns at once when a line (or the end of the channel) comes
+                else:
+                    try:
+                        process.wait(timeout=POLL_S)  # returns at once when the run ends
+                    except subprocess.TimeoutExpired:
+                        pass
+        except BaseException:  # Ctrl-C: leave nothing running behind
+            _kill_group(process.pid)
+            process.wait()
+            raise
+        finally:
+            _kill_group(process.pid)  # the limit, or anything the run left in its group
+            process.wait()
+            with _LIVE_LOCK:
+                _LIVE.discard(process.pid)
+        drained = time.monotonic() + DRAIN_S
+        while report.open and time.monotonic() < drained:   # what it wrote before it ended
+            report.read(max(0.0, drained - time.monotonic()))
+        flood = report.flood or (output_limit is not None and max(os.fstat(out.fileno()).st_size,
+                                                                   os.fstat(err.fileno()).st_size) >= output_limit)
+        return ProcessResult(process.returncode, _read_limited(out), _read_limited(err), timed_out,
+                             time.monotonic() - start, list(command), timeout, stalled, flood,
+                             report=report.data.decode("utf-8", errors="replace") if channel else "",
+                             token=channel.token if channel else "")
