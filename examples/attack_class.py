@@ -89,6 +89,13 @@ ATTACK_ITEMS = {
     13: "a student folder or lab file that is a symbolic link",
     14: "CSV/formula injection through the student folder name",
     15: "opens the network and exfiltrates",
+    16: "prints, as honest students do: a banner without a newline, device printf, text shaped like the "
+        "runner's report, terminal escapes",
+    17: "calls a library at run time (dlopen of cuBLAS and the like)",
+    18: "holds a resource its classmates share: GPU memory, the process table",
+    19: "reaches the other GPUs of the host",
+    20: "forges on the runner's report channel, or rewrites its results after the report ends",
+    21: "student folder names that a file-name mapping could merge",
 }
 
 HOST = "01_host_sum"
@@ -101,6 +108,13 @@ ATTACKERS: dict[str, Attacker] = {
                       labs={HOST: REFERENCE, "02_atomic": REFERENCE, "10_two_step": REFERENCE}),
     "zoe": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 10, graded after the attackers",
                     labs={HOST: REFERENCE, "02_atomic": REFERENCE, "10_two_step": REFERENCE}),
+    # graded in the same batch as the hog beside them (students are graded in name order, four at a time)
+    "gpuhog_victim": Attacker("victim", (), "honest: the reference regions of labs 02, 05 and 10, graded while "
+                                            "gpuhog holds the GPU's memory",
+                              labs={"02_atomic": REFERENCE, "05_sequential": REFERENCE, "10_two_step": REFERENCE}),
+    "slots_victim": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 03, compiled and tested "
+                                           "while slots holds every process slot its own uid may have",
+                             labs={HOST: REFERENCE, "02_atomic": REFERENCE, "03_shared_atomic": REFERENCE}),
 
     # ---- 1, 10: markers, observations and exit codes ----
     "forger": Attacker("cpu", (1,), "a static constructor prints the old markers and a forged observation for "
@@ -245,6 +259,73 @@ ATTACKERS: dict[str, Attacker] = {
                                                          "digest): slow, no performance points",
                                                          region="reference+own")}),
 
+    # ---- 16: honest printing ----
+    "printer": Attacker("cpu", (16,), "honest lab 01 that prints a banner without a newline, terminal colours and, "
+                                      "on stderr, lines shaped like the runner's report",
+                        labs={HOST: HandIn(passed(), "printing never costs a point: the report shows it as program "
+                                                     "output")}),
+    "printer_gpu": Attacker("gpu", (16,), "honest lab 02 whose first call prints a banner without a newline and a "
+                                          "line from a kernel (device printf)",
+                            labs={"02_atomic": HandIn(passed(), "the reference's sums and time; the text is program "
+                                                                "output", region="reference+own")}),
+
+    # ---- 17: libraries at run time ----
+    "libscout": Attacker("cpu", (17,), "lab 01 looks for cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP, nvJPEG, "
+                                       "cuDNN and NVRTC (dlopen by name, then every file of that name it can read); "
+                                       "its sum is off by one if it reaches any",
+                         labs={HOST: HandIn(passed(), "none of them is in reach of a run of student code")}),
+    "cublas_user": Attacker("gpu", (17,), "lab 10's float sum is cublasSdot with a vector of ones, cuBLAS loaded "
+                                          "with dlopen at run time; it throws when cuBLAS is not in reach",
+                            labs={"10_two_step": HandIn(zero("RUNTIME_ERROR"), "cuBLAS is not in its sandbox",
+                                                        region="reference+own")}),
+
+    # ---- 18: what classmates share ----
+    "gpuhog": Attacker("gpu", (18,), "takes all of the GPU's free memory but 256 MiB on its first call and holds it "
+                                     "through a test run of about a minute (300 ms a call); the reference's sums",
+                       labs={"02_atomic": HandIn((Outcome("PASSED", FULL, ANY),),
+                                                 "its sums are right (slow: few or no performance points); "
+                                                 "gpuhog_victim, graded beside it, keeps every point",
+                                                 region="reference+own")}),
+    "slots": Attacker("cpu", (18, 3), "forks until fork fails on its first call and holds every process slot for "
+                                      "15 s (its children sleep a minute); then the right sum",
+                      labs={HOST: HandIn(passed() + zero("RUNTIME_ERROR", "TIMEOUT"),
+                                         "its sum is right (or its own run starved); slots_victim, compiled and tested "
+                                         "beside it, keeps every point")}),
+
+    # ---- 19: the other GPUs ----
+    "gpu_peek": Attacker("gpu", (19,), "clears CUDA_VISIBLE_DEVICES before CUDA starts, counts the devices, "
+                                       "/dev/nvidia<N> nodes and /proc/driver/nvidia/gpus entries it can see, prints "
+                                       "them, and takes memory and a spinning kernel on every other GPU; its sums are "
+                                       "spoiled if it saw any GPU but its own",
+                         labs={"02_atomic": HandIn(passed(), "its sandbox holds its own GPU only",
+                                                   region="reference+own")}),
+
+    # ---- 20: the report channel ----
+    "channel_forger": Attacker("cpu", (20, 1), "finds the runner's report pipe and writes an observation for every "
+                                               "case, without a token and with every 32-hex-digit string in its "
+                                               "memory, from a static constructor, every call, a destructor and "
+                                               "atexit; host_sum returns 0",
+                               labs={HOST: HandIn(zero("WRONG_ANSWER", "RUNTIME_ERROR"),
+                                                  "lines without the token count for nothing; with it they carry its "
+                                                  "own wrong sums; nothing runs after the runner's end")}),
+    "sample_forger": Attacker("gpu", (20, 7), "about 500x slow at n >= 2^22, and at its first large call, in its "
+                                              "destructor and at exit writes a 50 us sample for every call of every "
+                                              "item on the worker's report pipe (with every token it finds in its "
+                                              "memory, and without) and over its stdout",
+                              labs={"06_first_add": HandIn(passed(0),
+                                                           "right sums, no performance points: forged samples repeat "
+                                                           "calls the worker reports (the run's timings are unusable) "
+                                                           "and no destructor runs after the report's end",
+                                                           region="reference+own")}),
+
+    # ---- 21: names ----
+    "twin_plus": Attacker("cpu", (21,), "a student folder named twin+a", folder="twin+a",
+                          labs={HOST: HandIn(passed(), "graded as itself: every file of its own", region="reference")}),
+    "twin_underscore": Attacker("cpu", (21,), "a student folder named twin_a, which a mapping of + to _ would merge "
+                                              "with twin+a", folder="twin_a",
+                                labs={HOST: HandIn(passed(), "graded as itself: every file of its own",
+                                                   region="reference")}),
+
     # ---- 13, 14: layout ----
     "copycat": Attacker("cpu", (13,), "its student folder is a symbolic link to aaron's", folder_link="aaron",
                         refusable=True),
@@ -286,7 +367,8 @@ INVARIANTS = [
     "the gradebook, the records and the Gradescope folders list exactly the class folder's students "
     "(a refusable attacker may be absent), nothing else (no phantom)",
     "no gradebook cell starts with =, +, -, @, a tab or a carriage return",
-    "the victims (aaron, zoe) get exactly their points: the attackers changed nothing of theirs",
+    "the victims (aaron, zoe, gpuhog_victim, slots_victim) get exactly their points: the attackers changed "
+    "nothing of theirs",
     "no report (students/, gradescope/, gradebook.csv, junit.xml, timings) contains the grader's "
     "REDUCTION_TEST_SECRET value, a line of a reference solution's region, or a line of /etc/passwd",
     "every report file parses and is at most 1 MiB (gradebook.csv, junit.xml, timings: 8 MiB)",
