@@ -9,7 +9,8 @@ limit stops a flood; only the head and tail of each stream are kept in memory.
 The runner and the timing worker report on a channel of their own (grading/runner/wire.hpp): a
 pipe whose write end the run inherits (--report-fd), read here live, line by line as it comes, so
 nothing the run does later (a destructor, an atexit handler, a child left behind) can rewrite what
-it reported; and a second pipe that hands it the run's token (--token-fd) before it loads student
+it reported, with each line's arrival time (the checker compares a timing run's claimed call
+times with the time between its reports); and a second pipe that hands it the run's token (--token-fd) before it loads student
 code. What the student's code prints to stdout and stderr never mixes with the report: a banner
 without a newline is the student's output, not a broken report line.
 """
@@ -116,13 +117,20 @@ def _kill_group(pid: int) -> None:
 
 
 class _Report:
-    """What arrived on a channel so far."""
+    """What arrived on a channel so far, as a transcript (contract.json "transcript"): each line
+    prefixed by when it arrived, in microseconds since the run started, and a space."""
 
-    def __init__(self, channel: Channel | None) -> None:
+    def __init__(self, channel: Channel | None, start: float) -> None:
         self.fd = channel.read_fd if channel else -1
-        self.data = bytearray()
+        self.start = start
+        self.size = 0
+        self.transcript = bytearray()
+        self.pending = b""
         self.open = channel is not None
         self.flood = False
+
+    def _stamp(self, line: bytes) -> None:
+        self.transcript += b"%d " % round((time.monotonic() - self.start) * 1e6) + line + b"\n"
 
     def read(self, wait_s: float) -> bool:
         """Reads what is there (waiting up to `wait_s` for it); True when something arrived."""
@@ -133,12 +141,22 @@ class _Report:
             return False
         chunk = os.read(self.fd, 1 << 16)
         if not chunk:
-            self.open = False
+            self.close()
             return False
-        self.data += chunk
-        if len(self.data) > REPORT_LIMIT:
-            self.flood, self.open = True, False
+        self.size += len(chunk)
+        *lines, self.pending = (self.pending + chunk).split(b"\n")
+        for line in lines:
+            self._stamp(line)
+        if self.size > REPORT_LIMIT:
+            self.flood = True
+            self.close()
         return True
+
+    def close(self) -> None:
+        if self.pending:
+            self._stamp(self.pending)   # a last line without its newline (a crash in the middle of a write)
+            self.pending = b""
+        self.open = False
 
 
 def run_process(command: list[str], timeout: float | None, env: dict[str, str] | None = None,
@@ -150,7 +168,7 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
     if _STOPPING.is_set():
         raise Stopping("the grader is stopping")
     start = time.monotonic()
-    report = _Report(channel)
+    report = _Report(channel, start)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
             process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
@@ -172,7 +190,7 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
                     timed_out = True
                     break
                 if channel:
-                    grown = len(report.data)
+                    grown = report.size
                 else:
                     grown = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
                 if grown != size:
@@ -201,9 +219,10 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
         drained = time.monotonic() + DRAIN_S
         while report.open and time.monotonic() < drained:   # what it wrote before it ended
             report.read(max(0.0, drained - time.monotonic()))
+        report.close()
         flood = report.flood or (output_limit is not None and max(os.fstat(out.fileno()).st_size,
                                                                    os.fstat(err.fileno()).st_size) >= output_limit)
         return ProcessResult(process.returncode, _read_limited(out), _read_limited(err), timed_out,
                              time.monotonic() - start, list(command), timeout, stalled, flood,
-                             report=report.data.decode("utf-8", errors="replace") if channel else "",
+                             report=report.transcript.decode("utf-8", errors="replace") if channel else "",
                              token=channel.token if channel else "")

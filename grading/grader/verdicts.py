@@ -45,7 +45,7 @@ class ProcessResult:
     timeout_s: float | None = None
     stalled: bool = False         # no output for the stall limit: the grader killed it
     output_limit: bool = False    # it wrote as much as the file-size limit allows (a flood)
-    report: str = ""              # what arrived on its report channel (process.Channel), untouched
+    report: str = ""              # its report channel as a transcript: each line as it arrived, after its arrival time
     token: str = ""               # the token that channel's lines must carry
 
 

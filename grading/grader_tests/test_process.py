@@ -41,6 +41,13 @@ class TestChannel(unittest.TestCase):
         self.assertTrue(all(f'"t":"{channel.token}"' in line for line in lines), result.report)
         self.assertEqual(result.token, channel.token)
 
+    def test_each_line_carries_when_it_arrived(self):
+        with Channel() as channel:
+            result = runner("report('one'); time.sleep(0.3); report('two')", channel)
+        first, second = (int(line.split(" ", 1)[0]) for line in result.report.splitlines())
+        self.assertGreaterEqual(second - first, 250_000, result.report)   # microseconds
+        self.assertTrue(result.report.splitlines()[0].split(" ", 1)[1].startswith('{"t":'))
+
     def test_every_run_gets_its_own_token(self):
         tokens = set()
         for _ in range(5):

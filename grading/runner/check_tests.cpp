@@ -10,6 +10,7 @@
 #include <reduction/reference.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -275,6 +276,12 @@ ChannelLines read_channel(const std::string& observed, const std::string& token)
       ++channel.after_end;  // the runner _exit()s after "end": whatever follows is not its
       continue;
     }
+    double arrival = -1;
+    if (!text.empty() && text[0] >= '0' && text[0] <= '9') {  // the grader's arrival time
+      const std::size_t space = text.find(' ');
+      arrival = std::strtod(text.substr(0, space).c_str(), nullptr);
+      text = space == std::string::npos ? std::string() : text.substr(space + 1);
+    }
     if (!parse_wire_line(text, line)) {
       ++channel.malformed;
       continue;
@@ -285,6 +292,7 @@ ChannelLines read_channel(const std::string& observed, const std::string& token)
     }
     if (line.event == "end") channel.end = true;
     channel.lines.push_back(std::move(line));
+    channel.arrival_us.push_back(arrival);
   }
   return channel;
 }

@@ -41,8 +41,12 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
                         const std::string& observed, const std::string& token);
 
 // The lines of a report channel that count: well-formed, with the run's token, before "end".
+// `observed` is the grader's transcript of the channel (contract.json): each line after its arrival
+// time in microseconds and a space; a line that starts with '{' has no arrival time (a report
+// written by hand, as the tests do).
 struct ChannelLines {
   std::vector<WireLine> lines;
+  std::vector<double> arrival_us;  // per line: when the grader read it; -1 when not known
   int malformed = 0;  // did not parse (any text on the channel: the runner writes nothing else)
   int forged = 0;     // parsed, with another token
   int after_end = 0;  // anything after the first "end"

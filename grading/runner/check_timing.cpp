@@ -1,5 +1,6 @@
 // The trusted verdict on a timing run (see check_timing.hpp). The expected sum of call k is
-// recomputed by replaying the worker's input rotation and canary writes from the plan.
+// recomputed by replaying the worker's input rotation and canary writes from the plan, and the
+// claimed times are held against the arrival times of their lines (pacing_problem).
 #include "check_timing.hpp"
 
 #include "wire.hpp"
@@ -8,12 +9,14 @@
 #include <reduction/reference.hpp>
 #include <reduction/timing.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 namespace reduction::grading {
 namespace {
@@ -21,7 +24,37 @@ namespace {
 struct Reported {
   double us = 0;
   std::uint32_t bits = 0;
+  double arrival_us = -1;  // when the grader read the line (-1: not known)
 };
+
+// Between the reports of two calls of an item lie the call and the worker's own steps around it
+// (canaries, the L2 flush, the synchronizations, the report itself: well under a millisecond). A
+// run whose calls came a median of more than max(5 ms, 4x the claimed time) beyond what they
+// claimed did not time those calls: its lines were written ahead, in a burst, or by the lab itself.
+constexpr double kPacingFloorUs = 5000;
+constexpr double kPacingFactor = 4;
+
+std::string pacing_problem(const std::map<int, Reported>& calls) {
+  std::vector<double> slack, claimed;
+  const Reported* previous = nullptr;
+  int previous_call = -2;
+  for (const auto& [call, r] : calls) {
+    if (previous && call == previous_call + 1 && previous->arrival_us >= 0 && r.arrival_us >= 0) {
+      slack.push_back(r.arrival_us - previous->arrival_us - r.us);
+      claimed.push_back(r.us);
+    }
+    previous = &r;
+    previous_call = call;
+  }
+  if (slack.size() < 4) return "";
+  const double gap = summarize(slack).median, claim = summarize(claimed).median;
+  if (gap <= std::max(kPacingFloorUs, kPacingFactor * claim)) return "";
+  std::ostringstream out;
+  out.precision(4);
+  out << "its calls were reported a median " << gap + claim << " us apart but claimed " << claim
+      << " us each: the times reported are not the calls' (written ahead, or by the lab)";
+  return out.str();
+}
 
 // One item's buffers as the worker saw them: the generated inputs (known by their sums, and element
 // by element through input_value) plus the canaries written so far, with the sums kept up to date.
@@ -116,6 +149,7 @@ ItemReport judge_item(const TimingPlan& plan, const TimingItem& item, const std:
     if (k >= plan.warmup) samples.push_back(it->second.us);
   }
   if (!samples.empty()) report.stats = summarize(samples);
+  if (report.problem.empty()) report.problem = pacing_problem(calls);
   return report;
 }
 
@@ -128,11 +162,13 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
   std::string device;
   const ChannelLines channel = read_channel(observed, token);
   int malformed = channel.malformed;
-  for (const WireLine& line : channel.lines) {
+  for (std::size_t index = 0; index < channel.lines.size(); ++index) {
+    const WireLine& line = channel.lines[index];
     if (line.event == "device" && device.empty()) device = line.get("name");
     if (line.event == "item_error") item_errors.emplace(line.get("item"), line.get("message").substr(0, 300));
     if (line.event != "sample") continue;
     Reported r;
+    r.arrival_us = channel.arrival_us[index];
     int call = -1;
     try {
       call = std::stoi(line.get("call"));

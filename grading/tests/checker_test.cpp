@@ -478,6 +478,20 @@ TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
   const std::string forged = check_timing(plan, dir, other, known, kToken);
   EXPECT_NE(forged.find("\"forged\":5"), std::string::npos) << forged;
   EXPECT_NE(forged.find("\"samples\":0"), std::string::npos) << forged;
+  // The grader's transcript: each line after its arrival in microseconds. Calls that claim 10 us and
+  // come 10.2 us apart are believed; calls that claim 10 us and come 25 ms apart are not.
+  const auto transcript = [&](double every_us) {
+    std::istringstream lines(honest.str());
+    std::string out;
+    double at = 1000;
+    for (std::string text; std::getline(lines, text); at += every_us) out += std::to_string(std::llround(at)) + " " + text + "\n";
+    return out;
+  };
+  const std::string paced = check_timing(plan, dir, transcript(10.2), known, kToken);
+  EXPECT_NE(paced.find("\"verified\":true"), std::string::npos) << paced;
+  const std::string slow = check_timing(plan, dir, transcript(25000), known, kToken);
+  EXPECT_NE(slow.find("\"verified\":false"), std::string::npos) << slow;
+  EXPECT_NE(slow.find("reported a median 2.5e+04 us apart but claimed 10 us"), std::string::npos) << slow;
 }
 
 }  // namespace
