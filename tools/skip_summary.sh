@@ -35,7 +35,8 @@ for name in "${skipped[@]}"; do
   fi
 done
 if [ "$gpu" -gt 0 ]; then
-  echo "${#skipped[@]} of $total tests skipped: $gpu for want of a GPU (no CUDA device on this machine; they run on a machine with a GPU)${others:+, and these:}"
+  echo "${#skipped[@]} of $total tests skipped: $gpu for want of a GPU (no CUDA device on this machine;" \
+       "they run on a machine with a GPU)${others:+, and these:}"
 else
   echo "${#skipped[@]} of $total tests skipped:"
 fi

@@ -92,8 +92,9 @@ OperatorTolerance stddev_tolerance(std::size_t error_depth, std::size_t n, doubl
 // one judgment of lab 12's results, used by its CTest suite and by the grader's checker.
 //  int sum, product, min, max: exact (sum and product modulo 2^32);
 //  float sum: float_tolerance (reference.hpp) of the lab's depth, as every lab's sum;
-//  float product: product_tolerance (a ratio); float min and max: exact, NaN if a NaN is anywhere (any NaN
-//    then), infinities ordinary values; n = 0: the identity (exact, for every operator);
+//  float product: product_tolerance (a ratio); float min and max: exact, NaN if a NaN is
+//    anywhere (any NaN then), infinities ordinary values; n = 0: the identity (exact, for every
+//    operator);
 //  moments: the count exact, the mean and stddev within mean_tolerance and stddev_tolerance
 //    (n = 0: the identity triple (0, 0, 0)).
 // `expected` and `got` are printable; `hint` says what kind of bug such a result usually is.
