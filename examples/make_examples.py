@@ -327,10 +327,15 @@ TYPO = Planted("COMPILE_ERROR", "a typo: the region's first `num_items` spelled 
 
 def synthetic_planted(folder: str, recipe) -> Planted:
     """The Planted of a synthetic student's lab: an example student's bug applied to this lab, the
-    previous lab's kernel, or the typo."""
+    previous lab's kernel (slow, or wrong where it uses atomics the lab forbids), or the typo."""
     if recipe.source == "previous":
         before = synthetic_class.SLOW_FROM[folder]
         return Planted("PASSED", f"the previous lab's kernel ({before})", from_lab=before, slow=True)
+    if recipe.source == "atomic":
+        before = synthetic_class.ATOMIC_FROM[folder]
+        return Planted("WRONG_ANSWER", f"the previous lab's kernel ({before}): right ints, but its float atomics add "
+                                       "in another order on every call, and this lab promises bitwise reproducible "
+                                       "floats (its README: no atomics)", from_lab=before)
     if recipe.source == "typo":
         return TYPO
     author, lab = recipe.source.split("/")

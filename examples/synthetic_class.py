@@ -1,8 +1,9 @@
 """The synthetic class: many honest students for the grading throughput benchmark (issue 12).
 
 Every lab a synthetic student hands in is one of the example class's recipes, applied where it
-fits: the reference solution's region, the previous lab's kernel (slow), the untouched skeleton
-or one of the example class's wrong regions, carol's never-ending loop (hanging), erin's
+fits: the reference solution's region, the previous lab's kernel (slow; lab 03's atomics in lab
+04: wrong, since lab 04 promises bitwise reproducible floats), the untouched skeleton or one of
+the example class's wrong regions, carol's never-ending loop (hanging), erin's
 volatile-only last warp (racy), carol's out-of-bounds partner load, or a compile error (frank's
 type error, or a typo in a name). Nothing hostile: the benchmark measures the grader's
 throughput on the work a real class hands in, and its verdicts must be the ones written next to
@@ -23,17 +24,22 @@ DEFAULT_STUDENTS = 60
 DEFAULT_SEED = 1
 
 # The previous lab's region in a lab's skeleton: only where the step is large on the H200
-# (README table: 4.5x, 1.9x, 1.7x), so the lab is surely past full credit (1.2x). Labs 07-09 are
+# (README table: 1.9x, 1.7x), so the lab is surely past full credit (1.2x). Labs 07-09 are
 # within 1.3x of the lab before them; lab 09's region does not compile in lab 10's skeleton (no
 # kBlockItems); lab 03's predecessor (global atomics) takes 30 ms a call.
-SLOW_FROM = {"04_interleaved": "03_shared_atomic", "05_sequential": "04_interleaved",
-             "06_first_add": "05_sequential"}
+SLOW_FROM = {"05_sequential": "04_interleaved", "06_first_add": "05_sequential"}
+# The previous lab's region where it breaks the lab's contract: lab 03's shared and global float
+# atomics in lab 04, which declares its float results bitwise reproducible (its README: "no
+# atomics"). The atomics add in another order on every call, and their chain is thousands of
+# additions long where lab 04's tree is 24 deep: WRONG_ANSWER, not a slow pass.
+ATOMIC_FROM = {"04_interleaved": "03_shared_atomic"}
 
 
 @dataclass(frozen=True)
 class Recipe:
     """One way to hand in a lab: `source` names where its region comes from (make_examples.py):
-    "reference", "skeleton", "previous" (SLOW_FROM), "typo", or "<example student>/<lab folder>"
+    "reference", "skeleton", "previous" (SLOW_FROM), "atomic" (ATOMIC_FROM), "typo", or
+    "<example student>/<lab folder>"
     (that student's planted bug, applied to this lab's solution or taken as written)."""
     kind: str
     source: str
@@ -45,6 +51,7 @@ class Recipe:
 RECIPES = {
     "slow": (Recipe("slow", "previous", tuple(SLOW_FROM)),),
     "wrong": (Recipe("wrong", "skeleton"),
+              Recipe("wrong", "atomic", tuple(ATOMIC_FROM)),
               Recipe("wrong", "dave/06_first_add", ("06_first_add",)),
               Recipe("wrong", "erin/01_host_sum", ("01_host_sum",))),
     "hanging": (Recipe("hanging", "carol/05_sequential", ("05_sequential", "06_first_add", "07_last_warp")),),

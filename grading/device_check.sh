@@ -49,7 +49,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 py=$(command -v python3)
 step configure configure.log cmake --preset solutions -DREDUCTION_PYTHON="$py" || exit 1
 step build build.log cmake --build --preset solutions -j 16 || exit 1
-wants test && step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 -E "^grader[.]attacks$"
+if wants test; then  # and which tests were skipped, each with its reason (tools/skip_summary.sh)
+  step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 -E "^grader[.]attacks$"
+  bash "$here/tools/skip_summary.sh" "$logs/ctest.log" "$build" | tee -a "$summary"
+fi
 wants sanitize && { step "ctest sanitize" ctest-sanitize.log ctest --preset sanitize -j 4 --timeout 1800;
                     grep -E "Test +#|tests passed" "$logs/ctest-sanitize.log" | grep -v Passed >>"$summary"; }
 wants large && step "ctest large" ctest-large.log ctest --preset solutions-large -j 3 --timeout 1800

@@ -40,8 +40,8 @@ std::string judge(const LabModule& module, ReductionOperator op, const std::vect
     }
     if (op == REDUCTION_OPERATOR_PRODUCT) {
       const double ref = reference_product(host);
-      const double bound = product_tolerance(host.size(), ref).bound;
-      return std::fabs(got - ref) <= bound ? "" : wrong(op, got, ref, bound);
+      const ProductTolerance tolerance = product_tolerance(host.size());
+      return tolerance.accepts(got, ref) ? "" : wrong(op, got, ref) + " (" + tolerance.rule + ")";
     }
   }
   T expected{};

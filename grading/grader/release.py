@@ -38,10 +38,11 @@ STUDENT_README = "docs/student/README.md"   # the release's README.md: the repos
 # Instructor-only parts of the top level: the template (it becomes README.md) and the main job.
 TOP_LEVEL_EXCLUDE = ("docs/student", "tools/grade-example.sh")
 # Instructor-only parts of grading/: this script, the grader's own tests and the throughput
-# benchmark (they need examples/), and the test fixtures (full lab implementations, e.g. the
-# deliberately racy lab 07, that give solutions away).
+# benchmark (they need examples/), the test fixtures (full lab implementations, e.g. the
+# deliberately racy lab 07, that give solutions away) and the host replays of the references'
+# combine orders (the solutions' algorithms, restated).
 RELEASE_EXCLUDE = ("grading/release.py", "grading/grader_tests", "grading/bench_throughput.py",
-                   "grading/tests/fixtures", "grading/skeletons")
+                   "grading/tests/fixtures", "grading/tests/solution_replays", "grading/skeletons")
 SKIP_NAMES = {"__pycache__", ".pytest_cache", ".DS_Store"}
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
 GRADER_CMAKE_MARKER = "# ---- grader (instructor only: not in the student release) ----"

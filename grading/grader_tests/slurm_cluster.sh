@@ -2,32 +2,66 @@
 # grade.py --slurm against a real single-node Slurm: munged, slurmctld and slurmd started here on
 # localhost (no systemd), the example class graded on the simulated toolchain by a job array and a
 # merge job, then compared with a one-process grading (slurm_cluster.py says what is checked).
-# As root it installs slurm-wlm and munge with apt-get when they are missing; without root it is
-# skipped (exit 77): slurmd must run as root. Every daemon is stopped on the way out.
+# It runs where Slurm is installed or installable: as root, it installs slurm-wlm and munge with
+# apt-get when they are missing. Elsewhere it is skipped (exit 77), the reason on a line that
+# starts with "SKIPPED:": not root (slurmd must run as root), no apt-get, no package mirror
+# answering apt-get update (a machine without network), or no source offering the packages. A
+# mirror that answers and an install that still fails is a failure, not a skip
+# (test_slurm_install.py checks each case). Every daemon is stopped on the way out.
 #   bash grading/grader_tests/slurm_cluster.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=${REDUCTION_PYTHON:-python3}
 
-if [ "$(id -u)" != 0 ]; then
-  echo "SKIPPED: the Slurm test starts slurmd, which needs root (run it as root, as CI does)"
-  exit 77
-fi
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null ||
-   ! command -v sbatch >/dev/null; then
-  command -v apt-get >/dev/null || { echo "SKIPPED: Slurm is not installed and there is no apt-get"; exit 77; }
-  echo "installing slurm-wlm and munge (apt-get)"
+skip() { echo "SKIPPED: $*"; exit 77; }
+
+# Installs slurm-wlm and munge, or skips when this machine cannot get them.
+install_slurm() {
+  local missing="Slurm is not installed and apt-get could not install slurm-wlm and munge"
+  command -v apt-get >/dev/null || skip "Slurm is not installed and there is no apt-get to install slurm-wlm and munge"
   export DEBIAN_FRONTEND=noninteractive
+  echo "installing slurm-wlm and munge (apt-get)"
+  # apt-get update says Hit: or Get: for each source that answered, Err: for each that did not
+  # (at quiet level 1, its own default without a terminal: no progress bar, not silent), and
+  # exits 0 even when none answered.
+  local update status=0
+  update=$(apt-get update -o quiet=1 -o Acquire::http::Timeout=30 -o Acquire::https::Timeout=30 2>&1) ||
+    status=$?
+  if ! grep -qE '^(Hit|Get):' <<<"$update" && grep -qE '^Err:' <<<"$update"; then
+    local said
+    said=$(grep -m 1 -A 1 -E '^Err:' <<<"$update" | tr -s ' \n' ' ')
+    skip "$missing: no package mirror answered apt-get update (no network?): ${said% }"
+  fi
+  if [ "$status" != 0 ]; then
+    echo "error: apt-get update failed (exit $status):"; tail -n 5 <<<"$update"; exit 1
+  fi
+  local plan
+  if ! plan=$(apt-get install --simulate -qq --no-install-recommends slurm-wlm munge 2>&1); then
+    if grep -qE 'Unable to locate package|has no installation candidate' <<<"$plan"; then
+      skip "$missing: no package source offers them ($(grep -m 1 -E '^E:' <<<"$plan"))"
+    fi
+    echo "error: apt-get cannot install slurm-wlm and munge:"; tail -n 5 <<<"$plan"; exit 1
+  fi
   # The packages' scripts must not start the system's own daemons (policy-rc.d 101: "not now"):
   # this test starts its own and leaves nothing running.
-  deny=
+  local deny= install
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d && deny=1
   fi
   status=0
-  { apt-get update -qq && apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null; } || status=$?
+  install=$(apt-get install -y -qq --no-install-recommends slurm-wlm munge 2>&1) || status=$?
   [ -z "$deny" ] || rm -f /usr/sbin/policy-rc.d
-  [ "$status" = 0 ] || { echo "error: apt-get could not install slurm-wlm and munge"; exit 1; }
+  if [ "$status" != 0 ]; then
+    echo "error: apt-get could not install slurm-wlm and munge (exit $status):"; tail -n 10 <<<"$install"; exit 1
+  fi
+}
+
+if [ "$(id -u)" != 0 ]; then
+  skip "the Slurm test starts slurmd, which needs root (run it as root, as CI does)"
+fi
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null ||
+   ! command -v sbatch >/dev/null; then
+  install_slurm
 fi
 
 work=$(mktemp -d /tmp/reduction-slurm.XXXXXX)

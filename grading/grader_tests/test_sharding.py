@@ -5,11 +5,13 @@ import contextlib
 import csv
 import io
 import json
+import os
 import re
 import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from grader_tests.helpers import GRADING, expected_class, fake_manifest, FakeToolchain, write_example_class
 from grader import cli
@@ -110,10 +112,36 @@ class ShardingTest(unittest.TestCase):
         self.assertEqual(status, cli.EXIT_OK, text)
         self.assertEqual(totals(text), [self.names[0]], text)
 
+    def fake_nvidia_smi(self, listing: str, status: int = 0) -> str:
+        """A PATH whose only nvidia-smi prints `listing` and exits with `status`: --gpus all asks
+        nvidia-smi -L, so the test decides what this machine has, whatever it really has."""
+        folder = self.root / f"bin-{len(list(self.root.glob('bin-*')))}"
+        folder.mkdir()
+        script = folder / "nvidia-smi"
+        script.write_text(f"#!/bin/sh\ncat <<'EOF'\n{listing}EOF\nexit {status}\n", encoding="utf-8")
+        script.chmod(0o755)
+        return str(folder)
+
     def test_gpus_all_without_a_gpu_is_a_clear_usage_error(self):
-        status, text = self.run_cli(self.root / "none", "--gpus", "all", workers=True)
-        self.assertEqual(status, cli.EXIT_USAGE)
-        self.assertIn("--gpus all", text)
+        no_device = self.fake_nvidia_smi("No devices were found\n", status=6)   # what a driver without a GPU says
+        nothing_listed = self.fake_nvidia_smi("")
+        no_tool = str(self.root / "empty-bin")                                   # no nvidia-smi at all
+        Path(no_tool).mkdir()
+        for path in (no_device, nothing_listed, no_tool):
+            with self.subTest(path=path), mock.patch.dict(os.environ, {"PATH": path}):
+                status, text = self.run_cli(self.root / "none", "--gpus", "all", workers=True)
+                self.assertEqual(status, cli.EXIT_USAGE, text)
+                self.assertIn("--gpus all", text)
+
+    def test_gpus_all_starts_one_worker_per_gpu_nvidia_smi_lists(self):
+        two = self.fake_nvidia_smi("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000000)\n"
+                                   "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-11111111-1111-1111-1111-111111111111)\n")
+        with mock.patch.dict(os.environ, {"PATH": two + os.pathsep + os.environ.get("PATH", "")}):
+            status, text = self.run_cli(self.root / "all", "--gpus", "all", workers=True)
+        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertIn("[gpu 0]", text)
+        self.assertIn("[gpu 1]", text)
+        self.assertEqual(sorted(totals(text)), self.names, text)
 
 
 if __name__ == "__main__":

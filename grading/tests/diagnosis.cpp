@@ -77,8 +77,10 @@ std::string diagnose_float_sum(float got, double reference, double bound, std::o
     return "NaN: an element was read from uninitialised memory (out of bounds, or shared memory a thread never wrote)";
   if (previous && std::fabs(got - (reference + *previous)) <= bound + 1e-6 * std::fabs(*previous))
     return "the result is this call's sum plus the previous result: the accumulator was not reset before the launch";
-  return "compare with the int results of the same size: if they are exact, suspect the float rounding path; "
-         "if they fail too, follow their hint";
+  return "compare with the int results of the same size: if they are exact, the float path differs: values "
+         "truncated (a shared array or variable of the wrong type), or a longer chain of additions than this "
+         "lab's algorithm (the h of the bound), as atomics or a long loop per thread make; if they fail too, "
+         "follow their hint";
 }
 
 }  // namespace reduction::testing

@@ -181,13 +181,26 @@ TEST(OperatorInputs, StayInTheirDocumentedRanges) {
   EXPECT_EQ(shifted_normal_input(100, 2, 50.0, 2.0), std::vector<float>(x.begin(), x.begin() + 100));
 }
 
-TEST(OperatorTolerances, ProductBoundIsGammaThenProbabilistic) {
+TEST(OperatorTolerances, ProductBoundIsTheWorstCaseRatioOfNMinusOneRoundings) {
   const double u = kUnitRoundoff;
-  EXPECT_DOUBLE_EQ(product_tolerance(9, 2.0).bound, 2.0 * 8 * u / (1 - 8 * u));
-  EXPECT_EQ(product_tolerance(1, 5.0).bound, 0.0);
-  const std::size_t big = std::size_t{1} << 24;
-  EXPECT_NEAR(product_tolerance(big, 1.0).bound, 10 * std::sqrt(big - 1.0) * u, 1e-5);  // expm1(x) = x + x^2/2 + ...
-  EXPECT_NE(product_tolerance(big, 1.0).rule.find("Higham"), std::string::npos);
+  EXPECT_NEAR(product_tolerance(9).log_bound, 8 * std::log1p(u), 1e-15);
+  EXPECT_LT(product_tolerance(1).log_bound, 1e-14);  // one element: no multiplication at all
+  const ProductTolerance big = product_tolerance((std::size_t{1} << 24) + 7);
+  EXPECT_NEAR(big.log_bound, 1.0, 1e-6);  // (2^24 + 6) u: the product within a factor e
+  const double product = 1.08e-5;
+  EXPECT_TRUE(big.accepts(product * 2.7, product));
+  EXPECT_TRUE(big.accepts(product / 2.7, product));
+  EXPECT_FALSE(big.accepts(product * 2.72, product));
+  EXPECT_FALSE(big.accepts(0.0, product)) << "a wrong identity (0) gives 0: never within a ratio";
+  EXPECT_FALSE(big.accepts(-product, product));
+  EXPECT_FALSE(big.accepts(NAN, product));
+  EXPECT_FALSE(big.accepts(INFINITY, product));
+  EXPECT_TRUE(big.accepts(0.0, 0.0)) << "a reference that underflowed to 0 takes only 0";
+  EXPECT_FALSE(big.accepts(1e-30, 0.0));
+  const ProductTolerance small = product_tolerance(3);  // two roundings: 1 ulp each way at most
+  EXPECT_TRUE(small.accepts(1.0 + 2 * u, 1.0));
+  EXPECT_FALSE(small.accepts(1.0 + 3 * u, 1.0));
+  EXPECT_NE(big.rule.find("ln(got / product)"), std::string::npos) << big.rule;
 }
 
 TEST(OperatorTolerances, MomentBoundsGrowWithDepthAndMagnitude) {
