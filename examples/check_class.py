@@ -20,8 +20,9 @@ junit.xml, timings). It checks, and prints as a table:
 
 Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
 The grader's record format is read in one place, read_record(), and assumed to be
-record["student"], record["total"], record["labs"][folder]["verdict"] and
-record["labs"][folder]["score"]["correctness" | "performance" | "total"].
+record["student"], record["total"], record["labs"][folder]["verdict"], record["labs"][folder]["detail"]
+and record["labs"][folder]["score"]["correctness" | "performance" | "total"]. An outcome with
+"names" also wants those words in the lab's detail (the reason, named).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class LabResult:
     correctness: float | None
     performance: float | None
     total: float | None
+    detail: str = ""
 
 
 @dataclass
@@ -70,7 +72,7 @@ def read_record(path: Path) -> Record:
     for folder, entry in (data.get("labs") or {}).items():
         score = entry.get("score") or {}
         labs[folder] = LabResult(entry.get("verdict"), score.get("correctness"), score.get("performance"),
-                                 score.get("total"))
+                                 score.get("total"), str(entry.get("detail") or ""))
     return Record(str(data.get("student", path.stem)), data.get("total"), labs)
 
 
@@ -116,7 +118,13 @@ def describe(outcome: dict) -> str:
         if bounds is None:
             return "-"
         return f"{bounds[0]:g}" if bounds[0] == bounds[1] else f"{bounds[0]:g}..{bounds[1]:g}"
-    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}"
+    named = f" naming {outcome['names']!r}" if outcome.get("names") else ""
+    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}{named}"
+
+
+def accepts(outcome: dict, lab: LabResult) -> bool:
+    return (lab.verdict == outcome["verdict"] and within(lab.correctness, outcome["correctness"])
+            and within(lab.performance, outcome["performance"]) and outcome.get("names", "") in lab.detail)
 
 
 def got(lab: LabResult | None) -> str:
@@ -132,8 +140,7 @@ def check_student(name: str, expected: dict, record: Record, cpu_only: bool) -> 
     for folder, entry in expected.items():
         accepted = entry["without_gpu"] if cpu_only else entry["accept"]
         lab = record.labs.get(folder)
-        ok = lab is not None and any(lab.verdict == outcome["verdict"] and within(lab.correctness, outcome["correctness"])
-                                     and within(lab.performance, outcome["performance"]) for outcome in accepted)
+        ok = lab is not None and any(accepts(outcome, lab) for outcome in accepted)
         quiet = ok and lab.verdict == "MISSING" and entry.get("why") == "not handed in"
         checks.append(Check(f"{name} {folder}", ok, f"got {got(lab)}; accepts {' or '.join(map(describe, accepted))}",
                             name, "" if quiet else f"{folder[:2]} {got(lab)}"))

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -68,6 +69,19 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
+// The fields of one observation. A call that wrote outside its scratch makes the case
+// "scratch_overrun", whatever it returned, with the damage in numbers (wire.hpp).
+std::map<std::string, std::string> observation(const std::string& id, std::string status, const std::string& digest,
+                                               std::string message, const testing::ScratchDamage& scratch) {
+  std::map<std::string, std::string> fields;
+  if (status == "ok" && !scratch.intact()) {
+    status = "scratch_overrun", message = testing::describe_scratch_damage(scratch);
+    fields = testing::scratch_damage_fields(scratch);
+  }
+  fields.insert({{"case", id}, {"status", status}, {"digest", digest}, {"message", message}});
+  return fields;
+}
+
 // An operator case (lab 12): one call of the operator entry; a module without one is reported,
 // not run (LabModule::reduce would throw).
 template <typename T>
@@ -79,10 +93,12 @@ void observe_operator(const testing::LabRunner& runner, const TestCase& c) {
   }
   std::vector<std::string> values;
   std::string status = "ok", message, digest;
+  testing::ScratchDamage scratch;
   const auto input = operator_case_input<T>(c);
   const auto record = [&](const auto& run) {
     if (run.not_implemented) status = "not_implemented", message = run.message;
     digest = hex64(run.input_digest);
+    scratch = run.scratch;
   };
   if constexpr (std::is_same_v<T, float>) {
     if (c.op == REDUCTION_OPERATOR_MOMENTS) {
@@ -96,7 +112,7 @@ void observe_operator(const testing::LabRunner& runner, const TestCase& c) {
     record(run);
     values = {bits_of(run.value)};
   }
-  emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+  emit("observed", observation(c.id, status, digest, message, scratch), &values);
 }
 
 template <typename T>
@@ -104,6 +120,10 @@ void observe(const testing::LabRunner& runner, const TestCase& c) {
   if (c.kind == CaseKind::operator_) return observe_operator<T>(runner, c);
   std::vector<std::string> values;
   std::string status = "ok", message, digest;
+  testing::ScratchDamage scratch;  // the first call's that wrote outside its scratch
+  const auto note = [&scratch](const auto& run) {
+    if (scratch.intact()) scratch = run.scratch;
+  };
   const auto input = make_input<T>(c.input.pattern, c.input.n, c.input.seed);
   if (c.kind == CaseKind::sum) {
     for (int call = 0; call < c.calls && status == "ok"; ++call) {
@@ -111,12 +131,15 @@ void observe(const testing::LabRunner& runner, const TestCase& c) {
       if (run.not_implemented) status = "not_implemented", message = run.message;
       values.push_back(bits_of(run.value));
       digest = hex64(run.input_digest);
+      note(run);
     }
   } else if (c.kind == CaseKind::twice) {
     const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
     const auto [a, b] = runner.run_twice<T>(input, second, c.id);
     if (a.not_implemented || b.not_implemented) status = "not_implemented", message = a.message;
     values = {bits_of(a.value), bits_of(b.value)};
+    note(a);
+    note(b);
   } else {  // chain: input, second, input, ... back to back
     const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
     std::vector<std::vector<T>> inputs;
@@ -124,9 +147,10 @@ void observe(const testing::LabRunner& runner, const TestCase& c) {
     for (const auto& run : runner.run_chain<T>(inputs, c.id)) {
       if (run.not_implemented) status = "not_implemented", message = run.message;
       values.push_back(bits_of(run.value));
+      note(run);
     }
   }
-  emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+  emit("observed", observation(c.id, status, digest, message, scratch), &values);
 }
 
 int run(const Args& args) {
