@@ -38,6 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "plots"))
+from plotting.file_names import student_file_name  # noqa: E402  (the grader names a student's files with it)
+
 EXPECTED_FILE = "expected_verdicts.json"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 STUDENT_REPORT_LIMIT = 1 << 20      # students/<s>.json, gradescope/<s>/results.json
@@ -229,16 +232,19 @@ def strings_of(path: Path) -> str:
     return raw
 
 
-def report_files(out: Path) -> list[tuple[Path, str | None]]:
+def report_files(out: Path, names: list[str]) -> list[tuple[Path, str | None]]:
     """(file, student or None for a class-wide file): everything the grader reports, not its
-    work/ folder (spliced sources and modules, never shown to students)."""
+    work/ folder (spliced sources and modules, never shown to students). A student's files are
+    found by student_file_name(); any other per-student file stands for itself (a phantom)."""
+    by_file = {student_file_name(name): name for name in names}
     files = []
     for path in sorted((out / "students").glob("*.json")):
-        files.append((path, path.stem))
+        files.append((path, by_file.get(path.stem, path.stem)))
     gradescope = out / "gradescope"
     if gradescope.is_dir():
         for folder in sorted(gradescope.iterdir()):
-            files += [(path, folder.name) for path in sorted(folder.rglob("*")) if path.is_file()]
+            files += [(path, by_file.get(folder.name, folder.name)) for path in sorted(folder.rglob("*"))
+                      if path.is_file()]
     for path in sorted(out.iterdir()) if out.is_dir() else []:
         if path.is_file() and not path.name.startswith("."):
             files.append((path, None))
@@ -317,7 +323,8 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
     phantoms = sorted(set(records) - name_set)
     phantoms += [f"gradebook:{row[0]!r}" for row in rows if row and unneutralised(row[0], name_set) not in name_set]
     if (out / "gradescope").is_dir():
-        phantoms += [f"gradescope/{p.name}" for p in (out / "gradescope").iterdir() if p.name not in name_set]
+        file_names = {student_file_name(name) for name in name_set}
+        phantoms += [f"gradescope/{p.name}" for p in (out / "gradescope").iterdir() if p.name not in file_names]
     junit = out / "junit.xml"
     if junit.is_file():
         try:
@@ -345,7 +352,7 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
         own = own_lines(class_dir, name)
         forbidden[name] = {line for line in secrets if not any(line in mine for mine in own)}
     leaks, broken, big = [], [], []
-    for path, student in report_files(out):
+    for path, student in report_files(out, names):
         limit = STUDENT_REPORT_LIMIT if student is not None else CLASS_REPORT_LIMIT
         if path.stat().st_size > limit:
             big.append(f"{path.relative_to(out)} ({path.stat().st_size} bytes)")

@@ -202,7 +202,7 @@ def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
             record["labs"][folder] = {"verdict": outcome["verdict"], "detail": outcome.get("names", ""), "score": {
                 "correctness": correctness, "performance": performance, "total": lab_total}}
         record["total"] = None if blank else total
-        (out / "students" / f"{name}.json").write_text(json.dumps(record), encoding="utf-8")
+        (out / "students" / f"{checker.student_file_name(name)}.json").write_text(json.dumps(record), encoding="utf-8")
         cells = ["" if record["labs"][f]["score"]["total"] is None else f"{record['labs'][f]['score']['total']:g}"
                  for f in expected["labs"]]
         rows.append(["'" + name if name[0] in "=+-@" else name, *cells,
