@@ -30,19 +30,20 @@ ANY = "any"     # anything from 0 to all of them
 @dataclass(frozen=True)
 class Outcome:
     """One acceptable result for a lab: a verdict and its correctness and performance points
-    (FULL, ANY or a number)."""
+    (FULL, ANY or a number), and words its detail must hold when the reason is to be named."""
     verdict: str
     correctness: str | float = 0
     performance: str | float = 0
+    names: str = ""   # "" for any detail
 
 
 def passed(performance: str | float = FULL) -> tuple[Outcome, ...]:
     return (Outcome("PASSED", FULL, performance),)
 
 
-def zero(*verdicts: str) -> tuple[Outcome, ...]:
-    """Any of these verdicts, with no points at all."""
-    return tuple(Outcome(verdict) for verdict in verdicts)
+def zero(*verdicts: str, names: str = "") -> tuple[Outcome, ...]:
+    """Any of these verdicts, with no points at all (and a detail holding `names`)."""
+    return tuple(Outcome(verdict, names=names) for verdict in verdicts)
 
 
 MISSING = zero("MISSING")
@@ -96,6 +97,7 @@ ATTACK_ITEMS = {
     19: "reaches the other GPUs of the host",
     20: "forges on the runner's report channel, or rewrites its results after the report ends",
     21: "student folder names that a file-name mapping could merge",
+    22: "writes past the scratch it was handed (temp_storage_bytes), into the harness's memory",
 }
 
 HOST = "01_host_sum"
@@ -325,6 +327,13 @@ ATTACKERS: dict[str, Attacker] = {
                                               "with twin+a", folder="twin_a",
                                 labs={HOST: HandIn(passed(), "graded as itself: every file of its own",
                                                    region="reference")}),
+    # ---- 22: the harness's memory ----
+    "overrunner": Attacker("gpu", (22,), "lab 10 puts its partials at the end of a scratch it takes to be "
+                                         "guaranteed_temp_storage_bytes(n) + 64 bytes: the last 64 bytes of them "
+                                         "land past temp_storage_bytes; every sum is right",
+                           labs={"10_two_step": HandIn(zero("WRONG_ANSWER", names="past the end of its scratch"),
+                                                       "the guards around the scratch see the write: wrong, and "
+                                                       "named, whatever the sums", region="reference+own")}),
 
     # ---- 13, 14: layout ----
     "copycat": Attacker("cpu", (13,), "its student folder is a symbolic link to aaron's", folder_link="aaron",

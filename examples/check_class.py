@@ -20,8 +20,9 @@ junit.xml, timings). It checks, and prints as a table:
 
 Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
 The grader's record format is read in one place, read_record(), and assumed to be
-record["student"], record["total"], record["labs"][folder]["verdict"] and
-record["labs"][folder]["score"]["correctness" | "performance" | "total"].
+record["student"], record["total"], record["labs"][folder]["verdict"], record["labs"][folder]["detail"]
+and record["labs"][folder]["score"]["correctness" | "performance" | "total"]. An outcome with
+"names" also wants those words in the lab's detail (the reason, named).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "plots"))
+from plotting.file_names import student_file_name  # noqa: E402  (the grader names a student's files with it)
+
 EXPECTED_FILE = "expected_verdicts.json"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 STUDENT_REPORT_LIMIT = 1 << 20      # students/<s>.json, gradescope/<s>/results.json
@@ -55,6 +59,7 @@ class LabResult:
     correctness: float | None
     performance: float | None
     total: float | None
+    detail: str = ""
 
 
 @dataclass
@@ -70,7 +75,7 @@ def read_record(path: Path) -> Record:
     for folder, entry in (data.get("labs") or {}).items():
         score = entry.get("score") or {}
         labs[folder] = LabResult(entry.get("verdict"), score.get("correctness"), score.get("performance"),
-                                 score.get("total"))
+                                 score.get("total"), str(entry.get("detail") or ""))
     return Record(str(data.get("student", path.stem)), data.get("total"), labs)
 
 
@@ -116,7 +121,13 @@ def describe(outcome: dict) -> str:
         if bounds is None:
             return "-"
         return f"{bounds[0]:g}" if bounds[0] == bounds[1] else f"{bounds[0]:g}..{bounds[1]:g}"
-    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}"
+    named = f" naming {outcome['names']!r}" if outcome.get("names") else ""
+    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}{named}"
+
+
+def accepts(outcome: dict, lab: LabResult) -> bool:
+    return (lab.verdict == outcome["verdict"] and within(lab.correctness, outcome["correctness"])
+            and within(lab.performance, outcome["performance"]) and outcome.get("names", "") in lab.detail)
 
 
 def got(lab: LabResult | None) -> str:
@@ -132,8 +143,7 @@ def check_student(name: str, expected: dict, record: Record, cpu_only: bool) -> 
     for folder, entry in expected.items():
         accepted = entry["without_gpu"] if cpu_only else entry["accept"]
         lab = record.labs.get(folder)
-        ok = lab is not None and any(lab.verdict == outcome["verdict"] and within(lab.correctness, outcome["correctness"])
-                                     and within(lab.performance, outcome["performance"]) for outcome in accepted)
+        ok = lab is not None and any(accepts(outcome, lab) for outcome in accepted)
         quiet = ok and lab.verdict == "MISSING" and entry.get("why") == "not handed in"
         checks.append(Check(f"{name} {folder}", ok, f"got {got(lab)}; accepts {' or '.join(map(describe, accepted))}",
                             name, "" if quiet else f"{folder[:2]} {got(lab)}"))
@@ -222,16 +232,19 @@ def strings_of(path: Path) -> str:
     return raw
 
 
-def report_files(out: Path) -> list[tuple[Path, str | None]]:
+def report_files(out: Path, names: list[str]) -> list[tuple[Path, str | None]]:
     """(file, student or None for a class-wide file): everything the grader reports, not its
-    work/ folder (spliced sources and modules, never shown to students)."""
+    work/ folder (spliced sources and modules, never shown to students). A student's files are
+    found by student_file_name(); any other per-student file stands for itself (a phantom)."""
+    by_file = {student_file_name(name): name for name in names}
     files = []
     for path in sorted((out / "students").glob("*.json")):
-        files.append((path, path.stem))
+        files.append((path, by_file.get(path.stem, path.stem)))
     gradescope = out / "gradescope"
     if gradescope.is_dir():
         for folder in sorted(gradescope.iterdir()):
-            files += [(path, folder.name) for path in sorted(folder.rglob("*")) if path.is_file()]
+            files += [(path, by_file.get(folder.name, folder.name)) for path in sorted(folder.rglob("*"))
+                      if path.is_file()]
     for path in sorted(out.iterdir()) if out.is_dir() else []:
         if path.is_file() and not path.name.startswith("."):
             files.append((path, None))
@@ -310,7 +323,8 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
     phantoms = sorted(set(records) - name_set)
     phantoms += [f"gradebook:{row[0]!r}" for row in rows if row and unneutralised(row[0], name_set) not in name_set]
     if (out / "gradescope").is_dir():
-        phantoms += [f"gradescope/{p.name}" for p in (out / "gradescope").iterdir() if p.name not in name_set]
+        file_names = {student_file_name(name) for name in name_set}
+        phantoms += [f"gradescope/{p.name}" for p in (out / "gradescope").iterdir() if p.name not in file_names]
     junit = out / "junit.xml"
     if junit.is_file():
         try:
@@ -338,7 +352,7 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
         own = own_lines(class_dir, name)
         forbidden[name] = {line for line in secrets if not any(line in mine for mine in own)}
     leaks, broken, big = [], [], []
-    for path, student in report_files(out):
+    for path, student in report_files(out, names):
         limit = STUDENT_REPORT_LIMIT if student is not None else CLASS_REPORT_LIMIT
         if path.stat().st_size > limit:
             big.append(f"{path.relative_to(out)} ({path.stat().st_size} bytes)")

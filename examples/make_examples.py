@@ -407,7 +407,8 @@ def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
 
 def attack_outcomes(folder: str, outcomes, points: Points) -> list[dict]:
     return [{"verdict": o.verdict, "correctness": points.bounds(folder, "correctness", o.correctness),
-             "performance": points.bounds(folder, "performance", o.performance)} for o in outcomes]
+             "performance": points.bounds(folder, "performance", o.performance),
+             **({"names": o.names} if o.names else {})} for o in outcomes]
 
 
 def attack_expected(labs, points: Points) -> dict:
@@ -588,7 +589,8 @@ def _points(accept: list[dict]) -> str:
     def one(outcome):
         shown = [f"{low:g}" if low == high else f"{low:g}..{high:g}"
                  for low, high in (outcome["correctness"], outcome["performance"])]
-        return f"{LETTER[outcome['verdict']]} {shown[0]}+{shown[1]}"
+        named = f" naming \"{outcome['names']}\"" if outcome.get("names") else ""
+        return f"{LETTER[outcome['verdict']]} {shown[0]}+{shown[1]}{named}"
     return " or ".join(one(outcome) for outcome in accept)
 
 

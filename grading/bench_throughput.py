@@ -43,6 +43,7 @@ REPO = GRADING.parent
 sys.path.insert(0, str(GRADING))
 
 from grader.records import StudentRecord  # noqa: E402
+from grader.student_paths import record_path, student_file_name  # noqa: E402
 
 GRADE = GRADING / "grade.py"
 MARKER = ".bench-throughput"          # OUT holds a benchmark this script wrote (it may be emptied)
@@ -137,7 +138,7 @@ def expected_mismatches(run: str, expected: dict, out: Path, names: list[str], l
             found.append(Mismatch(run, name, "no complete record"))
             continue
         row = {folder: entry for folder, entry in expected["students"][name].items() if folder in labs}
-        record = checker.read_record(Path(out) / "students" / f"{name}.json")
+        record = checker.read_record(record_path(out, name))
         for check in checker.check_student(name, row, record, no_gpu):
             if not check.ok:
                 found.append(Mismatch(run, name, f"{check.what}: {check.detail}"))
@@ -361,8 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     if no_gpu:
         summary.notes.append("no GPU on this machine: every GPU lab is NOT_RUN, the times are compiling and lab 01 "
                              "only, and the throughput targets are not measured")
-    solo = [run_grade(Run("solo", str(out / "solo" / name), [name], grade + ["--out", str(out / "solo" / name),
-                                                                            *common, "--student", name]), log, pinned)
+    solo = [run_grade(Run("solo", str(out / "solo" / student_file_name(name)), [name],
+                          grade + ["--out", str(out / "solo" / student_file_name(name)), *common, "--student", name]),
+                      log, pinned)
             for name in pick_solo(expected, args.solo)]
     summary.runs = list(runs.values()) + solo
 

@@ -9,11 +9,11 @@ import re
 import sys
 
 from plotting.by_lab import plot_by_lab
+from plotting.file_names import student_file_name
 from plotting.ladder import plot_ladder
 from plotting.leaderboard import DEFAULT_TOP, plot_leaderboard
 from plotting.per_student import plot_student
 from plotting.status import plot_status
-from plotting.style import file_stem
 from plotting.sweep import plot_sweep
 from plotting.timings import (DEFAULT_N, add_grader_verdicts, DEFAULT_TYPE, ELEMENT_BYTES, REFERENCE, NoDataError, RunInfo,  # noqa: F401
                               Timing, TimingsError, bandwidth_gbps, find_sidecar, lab_order, ladder_speedups,
@@ -84,7 +84,7 @@ def _figures_for(name, rows, args, info):
         yield "ladder", plot_ladder(rows, student=args.student, anonymize=args.anonymize, **common)
     elif name == "per-student":
         for index, student in enumerate(student_names(rows), 1):
-            stem = f"student_{index}" if args.anonymize else f"student_{file_stem(student)}"
+            stem = f"student_{index}" if args.anonymize else f"student_{student_file_name(student)}"
             yield stem, plot_student(rows, student, anonymize=args.anonymize, **common)
     elif name == "sweep":
         yield "sweep", plot_sweep(rows, dtype=args.dtype, labs=args.labs, metric=args.metric, info=info)

@@ -1,5 +1,5 @@
 """One grader at a time per student: a student being graded is claimed with an exclusive flock on
-OUT/work/.claims/<student>.lock, held until its record is complete.
+OUT/work/.claims/<name>.lock (student_paths.py), held until its record is complete.
 
 Several graders may share one output folder: the workers of `--gpus`, the tasks of a Slurm array,
 or an instructor who started a second run by mistake. A claim is released when its holder ends,
@@ -14,10 +14,12 @@ import fcntl
 import os
 from pathlib import Path
 
+from .student_paths import claim_path
+
 
 class Claim:
     def __init__(self, out: Path, student: str):
-        self.path = Path(out) / "work" / ".claims" / f"{student}.lock"
+        self.path = claim_path(out, student)
         self._descriptor: int | None = None
 
     def acquire(self) -> bool:

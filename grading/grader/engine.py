@@ -41,6 +41,7 @@ from .policy import Policy
 from .program_output import program_output
 from .progress import Progress
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
+from .student_paths import record_path, work_folder
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
 from .process import Stopping, stopping
 from .toolchain import sha256_of
@@ -142,7 +143,7 @@ class Grader:
         progress = Progress(len(students))
         todo = []
         for index, (name, root) in enumerate(students, 1):
-            path = reports.student_json_path(self.out, name)
+            path = record_path(self.out, name)
             if self._done(path):
                 self.say(f"[student {index}/{len(students)}] {name}  already graded ({path}); skipped (--force redoes it)")
                 result.skipped.append(name)
@@ -156,7 +157,7 @@ class Grader:
                     self.say(f"[student {index}/{len(students)}] {name}  being graded by another grader of this "
                              "output folder; left to it")
                     return None
-                if self._done(reports.student_json_path(self.out, name)):
+                if self._done(record_path(self.out, name)):
                     return None   # finished by another grader between the look above and the claim
                 return self.grade_student(index, len(students), name, root)
 
@@ -242,8 +243,8 @@ class Grader:
 
     def grade_student(self, index: int, total: int, name: str, root: Path) -> StudentRecord:
         prefix = f"[student {index}/{total}] {name}"
-        work = self.out / "work" / name
-        json_path = reports.student_json_path(self.out, name)
+        work = work_folder(self.out, name)
+        json_path = record_path(self.out, name)
         earlier = self._load(json_path)
         earlier = earlier if earlier and earlier.complete else None  # the labs not graded now are carried over
         shutil.rmtree(work, ignore_errors=True)  # no module of an earlier grading may be run

@@ -1,11 +1,13 @@
 """The grader's outputs, all rebuilt from the per-student JSON files after every student:
 
-  OUT/students/<student>.json     everything about one student (the source of truth)
+  OUT/students/<name>.json        everything about one student (the source of truth)
   OUT/gradebook.csv               student,01_host_sum,...,total (LMS import; blank = not graded)
   OUT/timings.csv                 benchmark rows in long format (plots/reduction_plots.py input)
   OUT/junit.xml                   one testsuite per student, one testcase per lab
-  OUT/gradescope/<student>/results.json
+  OUT/gradescope/<name>/results.json
 
+<name> is the student's file name (student_paths.py): the folder name, other bytes than
+[A-Za-z0-9._-] written %XX, so that no two students share a file.
 Every file is written to a temporary file and renamed into place, so a crash never leaves a
 half-written file and a rerun resumes from the complete per-student files.
 """
@@ -24,6 +26,7 @@ from . import signing
 from .manifest import Lab
 from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS
 from .records import LabRecord, StudentRecord
+from .student_paths import gradescope_folder, record_path
 from .verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
 SHARED_OWNERS = (REFERENCE, BASELINE)  # rows every student's benchmark run measures again
@@ -49,16 +52,12 @@ def write_json(path: Path, data) -> None:
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def student_json_path(out: Path, student: str) -> Path:
-    return Path(out) / "students" / f"{student}.json"
-
-
 def load_records(out: Path, names: list[str], key: bytes) -> list[StudentRecord]:
     """The complete records of the class's students that this grader signed, in class order. A
     file of another name (a "phantom" student) or with a bad signature is never read into them."""
     records = []
     for name in names:
-        path = student_json_path(out, name)
+        path = record_path(out, name)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -337,5 +336,5 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
         write_atomic(out / "UNSANDBOXED.txt", f"This grading ran student code {sandbox}.\nIts outputs are not a "
                                                "gradebook to sign: see docs/grading-security.md.\n")
     for record in records:
-        write_json(out / "gradescope" / record.student / "results.json", gradescope_results(record, leaderboard))
+        write_json(gradescope_folder(out, record.student) / "results.json", gradescope_results(record, leaderboard))
     return records

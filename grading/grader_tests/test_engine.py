@@ -17,6 +17,7 @@ from grader.engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from grader.policy import Policy
 from grader.records import StudentRecord
 from grader.reports import summary_table
+from grader.student_paths import student_file_name
 
 CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed
 SUBMISSIONS = write_example_class(Path(CLASS_DIR.name) / "example")
@@ -384,6 +385,28 @@ class TestCommandLine(GradingCase):
         found = cli.find_students(class_dir, None, log.append)
         self.assertEqual([name for name, _ in found], ["alice"])
         self.assertTrue(any("symbolic link" in line for line in log) and any("HYPERLINK" in line for line in log))
+
+    def test_students_whose_names_differ_only_in_odd_characters_never_share_a_file(self):
+        class_dir = Path(self.tmp.name) / "class"
+        names = ["a+b", "a_b", "a@b", "A+b", "a.b"]
+        for name in names:
+            shutil.copytree(SUBMISSIONS / "alice", class_dir / name)
+        status, output = self.run_cli([str(class_dir), "--build-dir", "unused", "--out", str(self.out), "--labs",
+                                       "01,02"], FakeToolchain({}))
+        self.assertEqual(status, 0, output)
+        records = {json.loads(p.read_text(encoding="utf-8"))["student"]: p.name
+                   for p in (self.out / "students").glob("*.json")}
+        self.assertEqual(sorted(records), sorted(names))
+        self.assertEqual(records["a+b"], "a%2Bb.json")
+        self.assertEqual(len(set(records.values())), len(names))
+        self.assertEqual(sorted(p.name for p in (self.out / "gradescope").iterdir()),
+                         sorted(student_file_name(name) for name in names))
+        self.assertEqual(sorted(p.name for p in (self.out / "work").iterdir() if not p.name.startswith(".")),
+                         sorted(student_file_name(name) for name in names))
+        self.assertEqual(sorted(p.stem for p in (self.out / "work" / ".claims").iterdir()),
+                         sorted(student_file_name(name) for name in names))
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            self.assertEqual(sorted(row[0] for row in list(csv.reader(handle))[1:]), sorted(names))
 
     def test_gradescope_says_not_run_without_a_gpu(self):
         self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice"],

@@ -199,10 +199,10 @@ def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
             lab_total = None if correctness is None else correctness + (performance or 0)
             blank |= lab_total is None
             total += lab_total or 0
-            record["labs"][folder] = {"verdict": outcome["verdict"], "score": {
+            record["labs"][folder] = {"verdict": outcome["verdict"], "detail": outcome.get("names", ""), "score": {
                 "correctness": correctness, "performance": performance, "total": lab_total}}
         record["total"] = None if blank else total
-        (out / "students" / f"{name}.json").write_text(json.dumps(record), encoding="utf-8")
+        (out / "students" / f"{checker.student_file_name(name)}.json").write_text(json.dumps(record), encoding="utf-8")
         cells = ["" if record["labs"][f]["score"]["total"] is None else f"{record['labs'][f]['score']['total']:g}"
                  for f in expected["labs"]]
         rows.append(["'" + name if name[0] in "=+-@" else name, *cells,
@@ -262,6 +262,13 @@ class TestCheckClass(unittest.TestCase):
         self.assertIn("forger 01_host_sum", failures)
         self.assertIn("zoe 02_atomic", failures)
         self.assertIn("victims unchanged: aaron, zoe", failures)
+
+    def test_the_right_verdict_for_another_reason_fails_where_the_reason_is_named(self):
+        fake_grading(self.class_dir, self.out)
+        self.assertEqual(self.failures(), [])
+        self.edit_record("overrunner", lambda record: record["labs"]["10_two_step"].update(
+            detail="1 of 90 cases failed; first: lab 10_two_step, n = 1000003\n  expected 5, got 6"))
+        self.assertEqual(self.failures(), ["overrunner 10_two_step"])
 
     def test_a_phantom_a_formula_and_a_missing_student_fail(self):
         fake_grading(self.class_dir, self.out)

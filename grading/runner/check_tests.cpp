@@ -5,6 +5,7 @@
 
 #include "../tests/diagnosis.hpp"
 #include "../tests/lab_runner.hpp"
+#include "../tests/scratch_guard.hpp"
 
 #include <reduction/operator_reference.hpp>
 #include <reduction/reference.hpp>
@@ -126,8 +127,19 @@ std::optional<Failure> judge_operator_case(const TestPlan& plan, const TestCase&
   return std::nullopt;
 }
 
+// A case whose call wrote outside its scratch (the runner's guards, scratch_guard.hpp) is wrong
+// whatever it returned. Its report is believed only as numbers, and worded here.
+Failure scratch_overrun(const TestPlan& plan, const TestCase& c, const WireLine& line) {
+  const auto damage = testing::parse_scratch_damage(line.fields);
+  return Failure{c.id, describe(plan.lab, c), "no write outside [d_temp_storage, d_temp_storage + temp_storage_bytes)",
+                 damage ? testing::describe_scratch_damage(*damage)
+                        : "a write outside its scratch (the runner's account of it did not parse)",
+                 testing::kScratchOverrunHint};
+}
+
 std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const LabModule& reference,
                                   const Expectations& known, const WireLine& line, bool detailed) {
+  if (line.get("status") == "scratch_overrun") return scratch_overrun(plan, c, line);
   if (c.kind == CaseKind::operator_)
     return c.input.type == Type::int32 ? judge_operator_case<int>(plan, c, reference, line)
                                        : judge_operator_case<float>(plan, c, reference, line);

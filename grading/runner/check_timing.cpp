@@ -5,6 +5,8 @@
 
 #include "wire.hpp"
 
+#include "../tests/scratch_guard.hpp"
+
 #include <reduction/lab_module.hpp>
 #include <reduction/reference.hpp>
 #include <reduction/timing.hpp>
@@ -153,19 +155,35 @@ ItemReport judge_item(const TimingPlan& plan, const TimingItem& item, const std:
   return report;
 }
 
+// The problem an item_error makes of its item. A scratch overrun (the worker's guards) is worded
+// here from its numbers; any other error is the run's own words, which the grader quotes only
+// where it recognizes them (`error_message`).
+std::string item_error_problem(const WireLine& line, std::string& error_message) {
+  if (line.get("kind") == "scratch_overrun") {
+    if (const auto damage = testing::parse_scratch_damage(line.fields)) {
+      const std::string call = line.get("call");
+      const bool numbered = !call.empty() && call.size() <= 6 && call.find_first_not_of("0123456789") == std::string::npos;
+      return (numbered ? "timed call " + call + ": " : std::string()) + testing::describe_scratch_damage(*damage) +
+             "; " + testing::kScratchOverrunHint;
+    }
+  }
+  error_message = line.get("message").substr(0, 300);
+  return "the run reported an error";
+}
+
 }  // namespace
 
 std::string check_timing(const TimingPlan& plan, const std::string& reference_dir, const std::string& observed,
                          Expectations& known, const std::string& token) {
   std::map<std::string, std::map<int, Reported>> calls;
-  std::map<std::string, std::string> item_errors;
+  std::map<std::string, WireLine> item_errors;
   std::string device;
   const ChannelLines channel = read_channel(observed, token);
   int malformed = channel.malformed;
   for (std::size_t index = 0; index < channel.lines.size(); ++index) {
     const WireLine& line = channel.lines[index];
     if (line.event == "device" && device.empty()) device = line.get("name");
-    if (line.event == "item_error") item_errors.emplace(line.get("item"), line.get("message").substr(0, 300));
+    if (line.event == "item_error") item_errors.emplace(line.get("item"), line);
     if (line.event != "sample") continue;
     Reported r;
     r.arrival_us = channel.arrival_us[index];
@@ -202,10 +220,8 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
                             ? judge_item<int>(plan, item, calls[item.id], depth, has_value, known)
                             : judge_item<float>(plan, item, calls[item.id], depth, has_value, known);
     std::string error_message;  // the run's own words: the grader quotes only what it recognizes
-    if (const auto it = item_errors.find(item.id); it != item_errors.end()) {
-      report.problem = "the run reported an error";
-      error_message = it->second;
-    }
+    if (const auto it = item_errors.find(item.id); it != item_errors.end())
+      report.problem = item_error_problem(it->second, error_message);
     if (i) out << ",";
     out << "{\"id\":" << json_string(item.id) << ",\"lab\":" << json_string(item.lab)
         << ",\"type\":" << json_string(to_string(item.type)) << ",\"n\":" << item.n

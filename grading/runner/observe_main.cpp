@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -73,6 +74,19 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
+// The fields of one observation. A call that wrote outside its scratch makes the case
+// "scratch_overrun", whatever it returned, with the damage in numbers (wire.hpp).
+std::map<std::string, std::string> observation(const std::string& id, std::string status, const std::string& digest,
+                                               std::string message, const testing::ScratchDamage& scratch) {
+  std::map<std::string, std::string> fields;
+  if (status == "ok" && !scratch.intact()) {
+    status = "scratch_overrun", message = testing::describe_scratch_damage(scratch);
+    fields = testing::scratch_damage_fields(scratch);
+  }
+  fields.insert({{"case", id}, {"status", status}, {"digest", digest}, {"message", message}});
+  return fields;
+}
+
 // An operator case (lab 12): one call of the operator entry; a module without one is reported,
 // not run (LabModule::reduce would throw).
 template <typename T>
@@ -84,10 +98,12 @@ void observe_operator(const Reporter& report, const testing::LabRunner& runner, 
   }
   std::vector<std::string> values;
   std::string status = "ok", message, digest;
+  testing::ScratchDamage scratch;
   const auto input = operator_case_input<T>(c);
   const auto record = [&](const auto& run) {
     if (run.not_implemented) status = "not_implemented", message = run.message;
     digest = hex64(run.input_digest);
+    scratch = run.scratch;
   };
   if constexpr (std::is_same_v<T, float>) {
     if (c.op == REDUCTION_OPERATOR_MOMENTS) {
@@ -101,7 +117,7 @@ void observe_operator(const Reporter& report, const testing::LabRunner& runner, 
     record(run);
     values = {bits_of(run.value)};
   }
-  report.emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+  report.emit("observed", observation(c.id, status, digest, message, scratch), &values);
 }
 
 template <typename T>
@@ -109,6 +125,10 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
   if (c.kind == CaseKind::operator_) return observe_operator<T>(report, runner, c);
   std::vector<std::string> values;
   std::string status = "ok", message, digest;
+  testing::ScratchDamage scratch;  // the first call's that wrote outside its scratch
+  const auto note = [&scratch](const auto& run) {
+    if (scratch.intact()) scratch = run.scratch;
+  };
   const auto input = make_input<T>(c.input.pattern, c.input.n, c.input.seed);
   if (c.kind == CaseKind::sum) {
     for (int call = 0; call < c.calls && status == "ok"; ++call) {
@@ -116,12 +136,15 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
       if (run.not_implemented) status = "not_implemented", message = run.message;
       values.push_back(bits_of(run.value));
       digest = hex64(run.input_digest);
+      note(run);
     }
   } else if (c.kind == CaseKind::twice) {
     const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
     const auto [a, b] = runner.run_twice<T>(input, second, c.id);
     if (a.not_implemented || b.not_implemented) status = "not_implemented", message = a.message;
     values = {bits_of(a.value), bits_of(b.value)};
+    note(a);
+    note(b);
   } else {  // chain: input, second, input, ... back to back
     const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
     std::vector<std::vector<T>> inputs;
@@ -129,9 +152,10 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
     for (const auto& run : runner.run_chain<T>(inputs, c.id)) {
       if (run.not_implemented) status = "not_implemented", message = run.message;
       values.push_back(bits_of(run.value));
+      note(run);
     }
   }
-  report.emit("observed", {{"case", c.id}, {"status", status}, {"digest", digest}, {"message", message}}, &values);
+  report.emit("observed", observation(c.id, status, digest, message, scratch), &values);
 }
 
 // Runs the plan and ends the process (Reporter::finish): nothing of the lab's runs after "end".

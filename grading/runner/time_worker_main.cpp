@@ -13,6 +13,8 @@
 #include "plan.hpp"
 #include "wire.hpp"
 
+#include "../tests/scratch_guard.hpp"
+
 #if REDUCTION_WORKER_CUB
 #include "../../common/bench/cub_sum.hpp"
 #endif
@@ -30,6 +32,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace reduction::grading {
@@ -107,13 +110,16 @@ class InputCache {
 // A device item: one lab (or baseline) timed call by call. Each call is enqueued from this thread
 // right behind the L2 flush, so the GPU is still busy when the start event and the call arrive and
 // no host latency is timed. A call that never returns is stopped by the grader (no progress).
+// A lab's scratch lies between guards (scratch_guard.hpp), checked after each call is synchronized,
+// outside the timed region: a call that wrote outside it ends the item with an item_error.
 template <typename T>
 void time_device_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule* lab,
                       Timer& timer, InputCache& cache) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
   Inputs<T>& inputs = cache.get<T>(item.n, true);
   DeviceBuffer<T> output(1);
-  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(item.n));
+  testing::GuardedScratch temp(guaranteed_temp_storage_bytes(item.n));
+  REDUCTION_CHECK(cudaDeviceSynchronize());  // the guards were written on the legacy stream
 #if REDUCTION_WORKER_CUB
   std::optional<CubSum<T>> cub;
   if (item.lab == "cub") cub.emplace(item.n);
@@ -127,7 +133,8 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
   T* result = staging.get() + plan.canaries;
   Event start, stop;
   std::vector<std::pair<int, std::size_t>> touched;  // (buffer, index) of every canary written
-  for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+  std::optional<std::pair<int, testing::ScratchDamage>> overrun;  // the call that wrote outside its scratch
+  for (int call = 0; call < plan.warmup + plan.samples && !overrun; ++call) {
     const int b = timing_buffer_of_call(plan, call);
     T* d_in = inputs.device[b].get();
     const auto canaries = timing_canaries(plan, type, item.n, call);
@@ -155,10 +162,20 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
     REDUCTION_CHECK(cudaDeviceSynchronize());  // nothing of this call may run on into the next
     emit_sample<T>(report, item, call, 1000.0 * stop.elapsed_ms_since(start),
                    roof ? std::nullopt : std::optional<T>(*result));
+    if (lab) {
+      const testing::ScratchDamage damage = temp.inspect();
+      if (!damage.intact()) overrun.emplace(call, damage);
+    }
   }
   for (const auto& [b, index] : touched)  // back to the inputs as generated, for the next item
     REDUCTION_CHECK(cudaMemcpy(inputs.device[b].get() + index, inputs.host[b].data() + index, sizeof(T),
                                cudaMemcpyHostToDevice));
+  if (!overrun) return;
+  auto fields = testing::scratch_damage_fields(overrun->second);
+  fields.insert({{"item", item.id}, {"kind", "scratch_overrun"}, {"call", std::to_string(overrun->first)},
+                 {"message", testing::describe_scratch_damage(overrun->second) + " (timed call " +
+                                 std::to_string(overrun->first) + ")"}});
+  report.emit("item_error", fields);
 }
 
 // A host item (lab 01): the same rotation and canaries, on host memory, with a steady clock.

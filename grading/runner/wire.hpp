@@ -17,9 +17,19 @@
 //   {"v":2,"t":"9f..","event":"observed","case":"c212","status":"ok","values":["0x00000000000003e8","0x3d4ccccd","0x42c80000"],..}
 //        (an operator case of moments: count, mean, M2, each field's bits)
 //   {"v":2,"t":"9f..","event":"observed","case":"c213","status":"no_operator_entry","message":"..."}
+//   {"v":2,"t":"9f..","event":"observed","case":"c031","status":"scratch_overrun","values":["0x3f800000"],"digest":"..",
+//    "message":"the lab wrote past the end of its scratch: ...","scratch_bytes":"1052672",
+//    "before_changed":"0","before_reach":"0","after_changed":"4","after_reach":"4"}
+//        (a call wrote outside [d_temp_storage, + temp_storage_bytes): the guard bytes changed on
+//        each side and the farthest distance from the scratch, in decimal digits; the checker
+//        reads only these numbers (scratch_guard.hpp) and judges the case wrong, whatever values)
 //   {"v":2,"t":"9f..","event":"refused","message":"the module is lab 04_interleaved, not 05_sequential"}
 //   {"v":2,"t":"9f..","event":"device","name":"NVIDIA H200","sms":"132"}
 //   {"v":2,"t":"9f..","event":"sample","item":"t03","call":"7","us":"27.91","value":"0x4b7f0000"}
+//   {"v":2,"t":"9f..","event":"item_error","item":"t03","message":"..."}
+//   {"v":2,"t":"9f..","event":"item_error","item":"t03","kind":"scratch_overrun","call":"7","scratch_bytes":"1572864",
+//    "before_changed":"0","before_reach":"0","after_changed":"64","after_reach":"64","message":"..."}
+//        (the item is unverified; the timing checker words the problem from the numbers)
 //   {"v":2,"t":"9f..","event":"end"}
 #pragma once
 

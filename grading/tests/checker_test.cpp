@@ -5,6 +5,7 @@
 #include "../runner/check_timing.hpp"
 #include "../runner/plan.hpp"
 #include "../runner/wire.hpp"
+#include "scratch_guard.hpp"
 
 #include <reduction/lab_module.hpp>
 #include <reduction/operator_reference.hpp>
@@ -434,6 +435,40 @@ TEST_F(CheckerTest, LinesAfterTheEndOrWithoutTheTokenCountForNothing) {
   EXPECT_NE(report(other).find("\"observed\":0"), std::string::npos);
 }
 
+// What a runner prints for a call that wrote outside its scratch: the damage as numbers
+// (scratch_guard.hpp), beside values that may well be right.
+std::string scratch_fields(const testing::ScratchDamage& damage) {
+  std::string text;
+  for (const auto& [key, value] : testing::scratch_damage_fields(damage)) text += ",\"" + key + "\":\"" + value + "\"";
+  return text;
+}
+
+TEST_F(CheckerTest, AScratchOverrunIsWrongWhateverValueWasReported) {
+  std::string observed = honest();  // every sum right
+  const std::string ok = "\"case\":\"c002\",\"status\":\"ok\"";
+  const auto at = observed.find(ok);
+  ASSERT_NE(at, std::string::npos);
+  std::string overrun = observed;
+  overrun.replace(at, ok.size(), "\"case\":\"c002\",\"status\":\"scratch_overrun\",\"message\":\"fine\"" +
+                                     scratch_fields({1052672, {}, {4, 4}}));
+  const std::string text = report(overrun);
+  EXPECT_NE(text.find("\"correct\":2,\"wrong\":1"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"case\":\"c002\",\"what\":\"lab 01_host_sum, n = 1000"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"expected\":\"no write outside [d_temp_storage, d_temp_storage + temp_storage_bytes)\""),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("\"got\":\"the lab wrote past the end of its scratch: up to 4 bytes past"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("guaranteed_temp_storage_bytes(n)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("fine"), std::string::npos) << "the runner's own words are not quoted: " << text;
+  // numbers that do not add up: still wrong, said so, and nothing of them quoted
+  std::string garbled = observed;
+  garbled.replace(at, ok.size(), "\"case\":\"c002\",\"status\":\"scratch_overrun\",\"after_reach\":\"SECRET\"");
+  const std::string bad = report(garbled);
+  EXPECT_NE(bad.find("\"correct\":2,\"wrong\":1"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("did not parse"), std::string::npos) << bad;
+  EXPECT_EQ(bad.find("SECRET"), std::string::npos) << bad;
+}
+
 TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
   TimingPlan plan;
   plan.seed = 5;
@@ -492,6 +527,14 @@ TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndCanaries) {
   const std::string slow = check_timing(plan, dir, transcript(25000), known, kToken);
   EXPECT_NE(slow.find("\"verified\":false"), std::string::npos) << slow;
   EXPECT_NE(slow.find("reported a median 2.5e+04 us apart but claimed 10 us"), std::string::npos) << slow;
+  // every call right, then the worker's guards saw call 3 write past the scratch: unverified, said so
+  const std::string overrun = check_timing(plan, dir, honest.str() + WIRE_PREFIX "\"event\":\"item_error\",\"item\":"
+                                                   "\"t001\",\"kind\":\"scratch_overrun\",\"call\":\"3\"" +
+                                                   scratch_fields({4096, {}, {64, 64}}) + ",\"message\":\"x\"}\n", known, kToken);
+  EXPECT_NE(overrun.find("\"verified\":false"), std::string::npos) << overrun;
+  EXPECT_NE(overrun.find("\"problem\":\"timed call 3: the lab wrote past the end of its scratch: up to 64 bytes past"),
+            std::string::npos) << overrun;
+  EXPECT_NE(overrun.find("\"error_message\":\"\""), std::string::npos) << overrun;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // CPU-side tests of the harness: statistics, tolerance rule, inputs, references, bug hints,
-// module loading and the watchdog. They need no GPU and always run.
+// module loading, the watchdog and the scratch guards' check. They need no GPU and always run.
 #include "diagnosis.hpp"
+#include "scratch_guard.hpp"
 
 #include <reduction/input.hpp>
 #include <reduction/lab_module.hpp>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -184,6 +186,86 @@ TEST(WatchdogDeathTest, WorkThatHangsEndsTheProcessWithTheTimeoutCode) {
   ::testing::FLAGS_gtest_death_test_style = "threadsafe";
   EXPECT_EXIT(run_with_deadline([] { std::this_thread::sleep_for(std::chrono::seconds(30)); }, 0.2, "a hanging kernel"),
               ::testing::ExitedWithCode(kTimeoutExitCode), "REDUCTION-TIMEOUT: a hanging kernel");
+}
+
+// The guards' check on host memory: what GuardedScratch::inspect() does to the bytes it reads back.
+std::vector<unsigned char> fresh_guard() {
+  std::vector<unsigned char> guard(testing::kScratchGuardBytes);
+  for (std::size_t i = 0; i < guard.size(); ++i) guard[i] = testing::scratch_guard_byte(i);
+  return guard;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(ScratchGuards, IntactGuardsShowNothing) {
+  const auto guard = fresh_guard();
+  for (auto side : {testing::GuardSide::before, testing::GuardSide::after}) {
+    const auto damage = testing::inspect_guard(guard.data(), guard.size(), side);
+    EXPECT_EQ(damage.changed, 0u);
+    EXPECT_EQ(damage.reach, 0u);
+  }
+  EXPECT_EQ(testing::describe_scratch_damage({1052672, {}, {}}), "");
+}
+
+TEST(ScratchGuards, TheGuardIsNeitherZerosNorThePoisonAndNoMemsetRestoresIt) {
+  const auto guard = fresh_guard();
+  for (unsigned char byte : guard) ASSERT_TRUE(byte != 0x00 && byte != 0xFF);
+  for (int value = 0; value < 256; ++value) {  // a partial, a clear, a fill: at most 1 byte in 128 survives
+    const std::vector<unsigned char> filled(guard.size(), static_cast<unsigned char>(value));
+    const auto damage = testing::inspect_guard(filled.data(), filled.size(), testing::GuardSide::after);
+    EXPECT_GE(damage.changed, guard.size() - guard.size() / 128) << "memset " << value;
+  }
+}
+
+TEST(ScratchGuards, OneElementPastTheEndIsNamedWithItsBytes) {
+  auto after = fresh_guard();
+  std::fill(after.begin(), after.begin() + 4, 0);  // a float partial of 0.0f right after the scratch
+  testing::ScratchDamage damage{1052672, {}, testing::inspect_guard(after.data(), after.size(), testing::GuardSide::after)};
+  EXPECT_EQ(damage.after.changed, 4u);
+  EXPECT_EQ(damage.after.reach, 4u);
+  EXPECT_FALSE(damage.intact());
+  const std::string text = testing::describe_scratch_damage(damage);
+  EXPECT_TRUE(contains(text, "wrote past the end of its scratch: up to 4 bytes past d_temp_storage + temp_storage_bytes"))
+      << text;
+  EXPECT_TRUE(contains(text, "temp_storage_bytes = 1052672")) << text;
+  after[64] ^= 1;  // and one byte farther out: the reach is the farthest
+  EXPECT_EQ(testing::inspect_guard(after.data(), after.size(), testing::GuardSide::after).reach, 65u);
+}
+
+TEST(ScratchGuards, ABeforeTheStartWriteIsMeasuredFromDTempStorage) {
+  auto before = fresh_guard();
+  before.back() ^= 0x10;  // the byte right before d_temp_storage
+  auto damage = testing::inspect_guard(before.data(), before.size(), testing::GuardSide::before);
+  EXPECT_EQ(damage.changed, 1u);
+  EXPECT_EQ(damage.reach, 1u);
+  before.front() ^= 0x10;  // the guard's far edge: maybe farther still (memcheck's to see)
+  damage = testing::inspect_guard(before.data(), before.size(), testing::GuardSide::before);
+  EXPECT_EQ(damage.reach, testing::kScratchGuardBytes);
+  const std::string text = testing::describe_scratch_damage({4096, damage, {}});
+  EXPECT_TRUE(contains(text, "before the start of its scratch: as far as 16384 bytes before d_temp_storage")) << text;
+  EXPECT_TRUE(contains(text, "or farther")) << text;
+  EXPECT_TRUE(contains(text, "2 bytes of the guards changed")) << text;
+}
+
+TEST(ScratchGuards, TheDamageCrossesTheWireAsCheckedNumbersOnly) {
+  const testing::ScratchDamage damage{1572864, {0, 0}, {64, 64}};
+  const auto fields = testing::scratch_damage_fields(damage);
+  const auto back = testing::parse_scratch_damage(fields);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(testing::describe_scratch_damage(*back), testing::describe_scratch_damage(damage));
+  const auto broken = [&fields](const std::string& key, const std::string& value) {
+    auto changed = fields;
+    if (value.empty()) changed.erase(key);
+    else changed[key] = value;
+    return testing::parse_scratch_damage(changed);
+  };
+  EXPECT_FALSE(broken("after_reach", "").has_value());           // a field missing
+  EXPECT_FALSE(broken("after_reach", "64 ").has_value());        // not digits only
+  EXPECT_FALSE(broken("after_reach", "-1").has_value());
+  EXPECT_FALSE(broken("after_reach", "99999").has_value());      // beyond the guard
+  EXPECT_FALSE(broken("after_changed", "65").has_value());       // more changed than the reach allows
+  EXPECT_FALSE(broken("after_changed", "0").has_value());        // a reach without a change
+  EXPECT_FALSE(testing::parse_scratch_damage(testing::scratch_damage_fields({4096, {}, {}})).has_value());  // intact
 }
 
 }  // namespace

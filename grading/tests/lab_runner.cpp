@@ -26,6 +26,18 @@ constexpr double kDefaultCallSeconds = 60.0;
   std::_Exit(kRuntimeErrorExitCode);
 }
 
+// The handler hears of the first call of `runs` that wrote outside its scratch (the calls of a
+// chain share one scratch: their damage is one), on the caller's thread, after the deadline.
+template <typename Run>
+void report_scratch(const RunnerOptions& options, const std::string& what, const std::vector<Run>& runs) {
+  if (!options.on_scratch_overrun) return;
+  for (const auto& run : runs) {
+    if (run.scratch.intact()) continue;
+    options.on_scratch_overrun(what, describe_scratch_damage(run.scratch));
+    return;
+  }
+}
+
 // The device side of one test: buffers sized for the largest input, reused for a second call.
 // In: the input's element type; Out: what the entry writes (the same for a sum; lab 12's moments
 // write a ReductionMoments).
@@ -33,10 +45,11 @@ template <typename In, typename Out = In>
 class DeviceCase {
  public:
   // The input is allocated last, so that a read past its end lands outside any allocation,
-  // where memcheck sees it (inside a neighbouring buffer it would look legal).
+  // where memcheck sees it (inside a neighbouring buffer it would look legal). The scratch
+  // comes poisoned (0xFF: garbage, never zeros), between its guards: a write just past it lands
+  // in a guard and fails the call here; one beyond the guard is memcheck's to see.
   DeviceCase(std::size_t n, std::size_t offset)
       : output_(1), temp_(guaranteed_temp_storage_bytes(n)), input_(n + offset), offset_(offset) {
-    REDUCTION_CHECK(cudaMemset(temp_.get(), 0xFF, temp_.bytes()));  // garbage, never zeros
     if (offset) REDUCTION_CHECK(cudaMemset(input_.get(), 0xFF, offset * sizeof(In)));  // the skipped slots
   }
 
@@ -47,9 +60,10 @@ class DeviceCase {
     In* d_in = input_.get() + offset_;
     REDUCTION_CHECK(cudaMemcpy(d_in, host_input.data(), host_input.size() * sizeof(In), cudaMemcpyHostToDevice));
     if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(Out), cudaMemcpyHostToDevice));
-    // The copies and the scratch poisoning ran on the legacy default stream, which does not
-    // order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may return
-    // before its DMA lands): wait for all of it before the lab runs.
+    temp_.arm(/*poison=*/false);  // fresh guards; a second call keeps the first one's scratch
+    // The copies, the guards and the scratch poisoning ran on the legacy default stream, which
+    // does not order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may
+    // return before its DMA lands): wait for all of it before the lab runs.
     REDUCTION_CHECK(cudaDeviceSynchronize());
     LabRun<Out> run;
     run_with_deadline(
@@ -63,6 +77,7 @@ class DeviceCase {
         },
         options.call_seconds, what);
     REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(Out), cudaMemcpyDeviceToHost));
+    run.scratch = temp_.inspect();  // synchronized above, outside the deadline's work
     if (check_input) {
       std::vector<In> after(host_input.size());
       REDUCTION_CHECK(cudaMemcpy(after.data(), d_in, after.size() * sizeof(In), cudaMemcpyDeviceToHost));
@@ -74,7 +89,7 @@ class DeviceCase {
 
  private:
   DeviceBuffer<Out> output_;
-  DeviceBuffer<unsigned char> temp_;
+  GuardedScratch temp_;
   DeviceBuffer<In> input_;
   std::size_t offset_;
   Stream stream_;
@@ -116,14 +131,13 @@ std::vector<LabRun<T>> device_chain(const LabModule& lab, const std::vector<std:
   std::size_t largest = 0;
   for (const auto& input : inputs) largest = std::max(largest, input.size());
   DeviceBuffer<T> outputs(inputs.size());
-  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(largest));
+  GuardedScratch temp(guaranteed_temp_storage_bytes(largest));  // poisoned, between its guards
   std::vector<DeviceBuffer<T>> device_inputs;  // allocated last, as in DeviceCase
   for (const auto& input : inputs) {
     device_inputs.emplace_back(input.size());
     device_inputs.back().upload(input);
   }
   outputs.upload(std::vector<T>(inputs.size(), sentinel<T>()));
-  REDUCTION_CHECK(cudaMemset(temp.get(), 0xFF, temp.bytes()));
   REDUCTION_CHECK(cudaDeviceSynchronize());  // the copies ran on the legacy stream: see DeviceCase
   Stream stream;
   std::vector<LabRun<T>> runs(inputs.size());
@@ -141,6 +155,9 @@ std::vector<LabRun<T>> device_chain(const LabModule& lab, const std::vector<std:
       options.call_seconds, what);
   const std::vector<T> values = outputs.download();
   for (std::size_t k = 0; k < runs.size(); ++k) runs[k].value = values[k];
+  // One scratch for the whole chain, checked after its one synchronize: any call may have done it.
+  const ScratchDamage damage = temp.inspect();
+  for (auto& run : runs) run.scratch = damage;
   return runs;
 }
 
@@ -157,10 +174,9 @@ std::vector<LabRun<T>> device_graph(const LabModule& lab, const std::vector<T>& 
                                     const std::string& what, const RunnerOptions& options) {
   if (first.size() != second.size()) throw std::invalid_argument("run_in_graph: the two inputs differ in size");
   DeviceBuffer<T> output(1);
-  DeviceBuffer<unsigned char> temp(guaranteed_temp_storage_bytes(first.size()));
+  GuardedScratch temp(guaranteed_temp_storage_bytes(first.size()));  // poisoned, between its guards
   DeviceBuffer<T> input(first.size());
   input.upload(first);
-  REDUCTION_CHECK(cudaMemset(temp.get(), 0xFF, temp.bytes()));
   REDUCTION_CHECK(cudaDeviceSynchronize());
   Stream stream;
   std::vector<LabRun<T>> runs(3);
@@ -187,10 +203,12 @@ std::vector<LabRun<T>> device_graph(const LabModule& lab, const std::vector<T>& 
         for (std::size_t launch = 0; launch < runs.size(); ++launch) {
           if (launch == 1) input.upload(second);
           output.upload({sentinel<T>()});
+          if (launch > 0) temp.arm(/*poison=*/false);  // fresh guards for each launch
           REDUCTION_CHECK(cudaDeviceSynchronize());
           REDUCTION_CHECK(cudaGraphLaunch(exec.get(), stream.get()));
           stream.synchronize();
           runs[launch].value = output.download()[0];
+          runs[launch].scratch = temp.inspect();
         }
       },
       options.call_seconds * 3, what);
@@ -230,18 +248,24 @@ ReductionMoments sentinel<ReductionMoments>() {  // a count no test reaches, NaN
 
 LabRunner::LabRunner(const LabModule& lab, RunnerOptions options) : lab_(lab), options_(with_defaults(std::move(options))) {}
 
-LabRunner::LabRunner(const LabModule& lab)
-    : LabRunner(lab, RunnerOptions{call_timeout_seconds(kDefaultCallSeconds), lab.runs_on_device(), nullptr}) {}
+RunnerOptions test_runner_options(const LabModule& lab) {
+  RunnerOptions options;
+  options.call_seconds = call_timeout_seconds(kDefaultCallSeconds);
+  options.on_device = lab.runs_on_device();
+  return options;
+}
 
 template <typename T>
 LabRun<T> LabRunner::run(const std::vector<T>& input, const std::string& what, bool check_input,
                          std::optional<T> output_before, std::size_t offset) const {
   const T before = output_before.value_or(sentinel<T>());
   if (!options_.on_device) return host_call<T>(lab_, input, before, check_input, what, options_);
-  return guard_cuda(what, options_, [&] {
+  auto run = guard_cuda(what, options_, [&] {
     DeviceCase<T> device(input.size(), offset);
     return device.call(sum_entry<T>(lab_), input, before, check_input, what, options_);
   });
+  report_scratch(options_, what, std::vector<LabRun<T>>{run});
+  return run;
 }
 
 template <typename T>
@@ -252,12 +276,14 @@ std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first
     auto b = host_call<T>(lab_, second, a.value, false, what, options_);
     return {a, b};
   }
-  return guard_cuda(what, options_, [&] {
+  auto runs = guard_cuda(what, options_, [&] {
     DeviceCase<T> device(std::max(first.size(), second.size()), 0);
     auto a = device.call(sum_entry<T>(lab_), first, sentinel<T>(), false, what, options_);
     auto b = device.call(sum_entry<T>(lab_), second, std::nullopt, false, what, options_);  // output keeps a's result
     return std::make_pair(a, b);
   });
+  report_scratch(options_, what, std::vector<LabRun<T>>{runs.first, runs.second});
+  return runs;
 }
 
 template <typename T>
@@ -267,38 +293,46 @@ std::vector<LabRun<T>> LabRunner::run_chain(const std::vector<std::vector<T>>& i
     for (const auto& input : inputs) runs.push_back(host_call<T>(lab_, input, sentinel<T>(), false, what, options_));
     return runs;
   }
-  return guard_cuda(what, options_, [&] { return device_chain<T>(lab_, inputs, what, options_); });
+  auto runs = guard_cuda(what, options_, [&] { return device_chain<T>(lab_, inputs, what, options_); });
+  report_scratch(options_, what, runs);
+  return runs;
 }
 
 template <typename T>
 std::vector<LabRun<T>> LabRunner::run_in_graph(const std::vector<T>& first, const std::vector<T>& second,
                                                const std::string& what) const {
   if (!options_.on_device) throw std::logic_error("run_in_graph: a host lab has no stream to capture");
-  return guard_cuda(what, options_, [&] { return device_graph<T>(lab_, first, second, what, options_); });
+  auto runs = guard_cuda(what, options_, [&] { return device_graph<T>(lab_, first, second, what, options_); });
+  report_scratch(options_, what, runs);
+  return runs;
 }
 
 template <typename T>
 LabRun<T> LabRunner::run_operator(ReductionOperator op, const std::vector<T>& input, const std::string& what,
                                   std::size_t offset) const {
   if (!options_.on_device) throw std::logic_error("the operator entry is for device labs only");
-  return guard_cuda(what, options_, [&] {
+  auto run = guard_cuda(what, options_, [&] {
     DeviceCase<T> device(input.size(), offset);
     const auto entry = [&](const T* in, std::size_t n, T* out, void* temp, std::size_t temp_bytes, cudaStream_t s) {
       return lab_.reduce<T>(op, in, n, out, temp, temp_bytes, s);
     };
     return device.call(entry, input, sentinel<T>(), /*check_input=*/true, what, options_);
   });
+  report_scratch(options_, what, std::vector<LabRun<T>>{run});
+  return run;
 }
 
 LabRun<ReductionMoments> LabRunner::run_moments(const std::vector<float>& input, const std::string& what,
                                                 std::size_t offset) const {
   if (!options_.on_device) throw std::logic_error("the operator entry is for device labs only");
-  return guard_cuda(what, options_, [&] {
+  auto run = guard_cuda(what, options_, [&] {
     DeviceCase<float, ReductionMoments> device(input.size(), offset);
     const auto entry = [&](const float* in, std::size_t n, ReductionMoments* out, void* temp, std::size_t temp_bytes,
                            cudaStream_t s) { return lab_.moments(in, n, out, temp, temp_bytes, s); };
     return device.call(entry, input, sentinel<ReductionMoments>(), /*check_input=*/true, what, options_);
   });
+  report_scratch(options_, what, std::vector<LabRun<ReductionMoments>>{run});
+  return run;
 }
 
 template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>, std::size_t) const;

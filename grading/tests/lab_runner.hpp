@@ -1,8 +1,11 @@
 // Runs a loaded lab on host data the way the contract says: input copied to the device (GPU
-// labs), output pre-filled with a sentinel, scratch poisoned, a wall-clock deadline on the call
-// and its completion. CUDA errors and lab exceptions end the process with a clear verdict line,
+// labs), output pre-filled with a sentinel, scratch poisoned and between guard bytes that are
+// checked after every call (scratch_guard.hpp), a wall-clock deadline on the call and its
+// completion. CUDA errors and lab exceptions end the process with a clear verdict line,
 // because after one the GPU context cannot be trusted for the following tests.
 #pragma once
+
+#include "scratch_guard.hpp"
 
 #include <reduction/cuda_raii.hpp>
 #include <reduction/lab_module.hpp>
@@ -26,22 +29,30 @@ struct LabRun {
   std::string message;            // its message
   bool input_unchanged = true;    // only checked when asked
   std::uint64_t input_digest = 0; // digest_bytes of d_in after the call, when checked
+  ScratchDamage scratch;          // the guards around the scratch after the call: intact() unless
+                                  // the lab wrote outside [d_temp_storage, + temp_storage_bytes)
 };
 
 // What happens when a lab raises a CUDA error or an exception: by default the process reports
 // it (REDUCTION-RUNTIME-ERROR) and exits with kRuntimeErrorExitCode. Must not return.
 using FatalHandler = std::function<void(const std::string& what, const std::string& message)>;
+// Told of every call that wrote outside its scratch, with describe_scratch_damage()'s words (the
+// test suite fails the test with them). It returns: the call's result stands beside it.
+using ScratchHandler = std::function<void(const std::string& what, const std::string& damage)>;
 
 struct RunnerOptions {
   double call_seconds = 60.0;   // the deadline of one call
   bool on_device = true;        // where the lab runs (the grader says so; the tests ask the module)
   FatalHandler on_fatal;        // empty: the default above
+  ScratchHandler on_scratch_overrun;  // empty: only LabRun::scratch says so
 };
+
+// The tests' options: the module says where it runs; REDUCTION_CALL_TIMEOUT_S, else 60 s, a call.
+RunnerOptions test_runner_options(const LabModule& lab);
 
 class LabRunner {
  public:
   LabRunner(const LabModule& lab, RunnerOptions options);
-  explicit LabRunner(const LabModule& lab);  // the tests: the module says where it runs
 
   // One call on `input`. `what` names the case for timeout and error messages.
   // `output_before`: the value the output holds before the call (default: the sentinel).

@@ -153,6 +153,14 @@ void expect_correct_sum<float>(const LabModule& lab, const std::vector<float>& i
                 << "\n  replay: REDUCTION_SEED=" << default_seed() << " with this test's --gtest_filter";
 }
 
+RunnerOptions suite_runner_options(const LabModule& lab) {
+  RunnerOptions options = test_runner_options(lab);
+  options.on_scratch_overrun = [](const std::string& what, const std::string& damage) {
+    ADD_FAILURE() << what << "\n  scratch overrun: " << damage << "\n  hint: " << kScratchOverrunHint;
+  };
+  return options;
+}
+
 void register_generic_tests(const LabModule& lab, const LabRunner& runner) {
   for (std::size_t n : kSizes) {
     if (n == 0) continue;  // Contract.EmptyInputGivesZero covers it

@@ -37,6 +37,10 @@ void expect_correct_sum(const LabModule& lab, const std::vector<T>& input, const
 std::string describe_case(const LabModule& lab, std::size_t n, const std::string& type, Pattern pattern,
                           std::uint64_t seed);
 
+// The runner's options for this suite: test_runner_options(), and a call that writes outside its
+// scratch fails the test that made it, whatever its result (every runner call, whichever test).
+RunnerOptions suite_runner_options(const LabModule& lab);
+
 void register_generic_tests(const LabModule& lab, const LabRunner& runner);
 // Lab-specific tests that the generic suite cannot express (lab_specific.cpp).
 void register_lab_specific_tests(const LabModule& lab, const LabRunner& runner);

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
 
   try {
     static const reduction::LabModule lab = reduction::LabModule::load(lab_path);
-    static const reduction::testing::LabRunner runner(lab);
+    static const reduction::testing::LabRunner runner(lab, reduction::testing::suite_runner_options(lab));
     reduction::testing::register_generic_tests(lab, runner);
     reduction::testing::register_lab_specific_tests(lab, runner);
 

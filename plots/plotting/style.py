@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 import matplotlib
 
@@ -54,10 +53,6 @@ def format_us(value) -> str:
 def describe(info: RunInfo, n=None, dtype=None) -> str:
     parts = [info.gpu] + ([f"n = {format_n(n)}"] if n else []) + ([dtype] if dtype else []) + [info.date]
     return " · ".join(parts)
-
-
-def file_stem(text) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "unnamed"
 
 
 def _new_axes(width, height=5.5):

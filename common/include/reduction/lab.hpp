@@ -17,6 +17,8 @@
 //   timed region, so a lab never allocates. Its content is garbage on entry (the tests poison it).
 //   The caller guarantees temp_storage_bytes >= guaranteed_temp_storage_bytes(num_items):
 //   1 MiB plus 8 bytes for every 256 inputs (room for one partial per block of 256 threads).
+//   Only [d_temp_storage, d_temp_storage + temp_storage_bytes) is the lab's: the tests put guard
+//   bytes on both sides of it, and a call that changes them fails ("scratch overrun").
 // - stream: every operation goes on this stream; the result is complete when the caller
 //   synchronizes it. No device-wide synchronization inside.
 // - Errors: throw (REDUCTION_CHECK does); never exit().
