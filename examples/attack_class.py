@@ -58,7 +58,10 @@ class HandIn:
     region: str = "own"          # "own", "reference" or "reference+own" (see the module doc)
     link: str | None = None      # the lab file is a symbolic link to this ({repo}: the repository)
     folder_link: str | None = None  # the lab folder is a symbolic link to this
-    needs_library: bool = False  # compiles only with CUB/Thrust in reach (a student's own build), not the grader's
+    needs_library: bool = False  # compiles with nvcc as it is (a student's own build), but the grader refuses it by
+                                 # the library reduction's header it includes (grading/grader/libraries.py)
+    edits: tuple[tuple[str, str], ...] = ()  # region "reference": (regex, replacement) edits of the solution's
+                                             # region, each must match (as the example class's Planted edits)
 
 
 @dataclass
@@ -101,6 +104,17 @@ ATTACK_ITEMS = {
 }
 
 HOST = "01_host_sum"
+# A region sits inside the skeleton's anonymous namespace: an #include closes it and reopens it.
+_CLOSE, _REOPEN = "}  // namespace\n", "namespace {\n"
+_CG = _CLOSE + "#include <cooperative_groups.h>\n" + _REOPEN + "namespace cg = cooperative_groups;\n\n"
+_CG_BY_HAND = ((r"\A", _CG), (r"__syncthreads\(\);", "cg::this_thread_block().sync();"),
+               (r"__shfl_down_sync\(kFullWarp, value, offset\)",
+                "cg::tiled_partition<kWarpThreads>(cg::this_thread_block()).shfl_down(value, offset)"))
+_CG_REDUCE = ((r"\A", _CLOSE + "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n" + _REOPEN
+               + "namespace cg = cooperative_groups;\n\n"),
+              (r"#pragma unroll\n  for \(int offset = kWarpThreads / 2; offset > 0; offset /= 2\)\n"
+               r"    value \+= __shfl_down_sync\(kFullWarp, value, offset\);\n  return value;",
+               "  return cg::reduce(cg::tiled_partition<kWarpThreads>(cg::this_thread_block()), value, cg::plus<T>());"))
 REFERENCE = HandIn(passed(), "the reference region", region="reference")
 _CRASHED = ("RUNTIME_ERROR", "WRONG_ANSWER", "TIMEOUT")   # any way a sabotage run may end: no points
 
@@ -143,9 +157,31 @@ ATTACKERS: dict[str, Attacker] = {
                       labs={HOST: HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: its fallback "
                                                                "returns 0")}),
     "librarian": Attacker("cpu", (4,), "lab 05 is cub::DeviceReduce::Sum on the scratch space: right sums at the "
-                                       "library's speed, none of the lab's technique",
-                          labs={"05_sequential": HandIn(zero("COMPILE_ERROR"), "CUB is not in reach of a graded "
-                                                        "compile (policy [compile] allow_cccl)", needs_library=True)}),
+                                       "library's speed, none of the lab's technique; lab 06 is the reference with "
+                                       "CUB included in the device pass only, through <thrust/../cub/...>",
+                          labs={"05_sequential": HandIn(zero("COMPILE_ERROR"), "refused by name: uses "
+                                                        "<cub/device/device_reduce.cuh> (policy [compile] allow_cccl)",
+                                                        needs_library=True),
+                                "06_first_add": HandIn(zero("COMPILE_ERROR"), "refused by name: uses <cub/version.cuh>, "
+                                                       "which nvcc's list of the device pass holds",
+                                                       region="reference", needs_library=True,
+                                                       edits=((r"\A", _CLOSE + "#ifdef __CUDA_ARCH__\n"
+                                                               "#include <thrust/../cub/version.cuh>\n#endif\n"
+                                                               + _REOPEN),))}),
+    "cg_reducer": Attacker("gpu", (4,), "lab 09's and lab 11's warp sums are cg::reduce(tile, value, cg::plus<T>()) "
+                                        "from <cooperative_groups/reduce.h>",
+                           labs={"09_shuffle": HandIn(zero("COMPILE_ERROR"), "refused by name in lab 09, whose lesson "
+                                                      "is the warp sum (policy [compile] refuse_cg_collectives)",
+                                                      region="reference", needs_library=True, edits=_CG_REDUCE),
+                                 "11_single_pass": HandIn((Outcome("PASSED", FULL, ANY),), "allowed in the bonus lab "
+                                                          "11, whose lesson is the single pass",
+                                                          region="reference", edits=_CG_REDUCE)}),
+    "cooperative": Attacker("gpu", (4,), "honest: labs 09 and 11 #include <cooperative_groups.h> (which needs "
+                                         "libcu++) and use it by hand: this_thread_block().sync() for __syncthreads(), "
+                                         "tiled_partition<32>(...).shfl_down for the shuffles",
+                            labs={folder: HandIn((Outcome("PASSED", FULL, ANY),), "toolkit headers compile: the "
+                                                 "reference's sums with cooperative groups", region="reference",
+                                                 edits=_CG_BY_HAND) for folder in ("09_shuffle", "11_single_pass")}),
     "thief10": Attacker("gpu", (4,), "the same theft for lab 10, a GPU lab",
                         labs={"10_two_step": HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: "
                                                                           "the placeholder, not implemented yet")}),

@@ -25,7 +25,9 @@ grading/policy.toml), and what a machine without a GPU must give instead.
 
 --compile-check compiles every lab file of the written class with the build's nvcc command line
 (BUILD/reduction_labs.json; without BUILD: nvcc from CUDACXX, PATH or /usr/local/cuda, sm_90) and
-fails unless exactly the labs expected to be COMPILE_ERROR fail. Compiling runs no student code.
+fails unless exactly the labs expected to be COMPILE_ERROR fail, and the grader's library rule
+(grading/grader/libraries.py, on nvcc's -MD list) refuses exactly the files marked needs_library.
+Compiling runs no student code.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ REPO = EXAMPLES.parent
 sys.path.insert(0, str(REPO / "grading"))
 sys.path.insert(0, str(EXAMPLES))
 
+from grader.libraries import parse_dependencies, refused_headers  # noqa: E402
+from grader.manifest import Lab  # noqa: E402
+from grader.policy import Policy  # noqa: E402
 from grader.submission import split_regions  # noqa: E402
 
 import attack_class  # noqa: E402
@@ -390,7 +395,15 @@ class Link:
 
 def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
     if hand_in.region == "reference":
-        return solution_region(folder)
+        region = solution_region(folder)
+        for pattern, replacement in hand_in.edits:
+            region, count = re.subn(pattern, replacement, region)
+            if count == 0:
+                raise SystemExit(f"error: {attacker_id}/{folder}: the edit /{pattern}/ matches nothing in the solution "
+                                 f"region of {folder}: the solution changed; update examples/attack_class.py")
+        return region
+    if hand_in.edits:
+        raise SystemExit(f"error: {attacker_id}/{folder}: edits apply to region=\"reference\" only")
     path = ATTACK_REGIONS / attacker_id / (folder + Path(file).suffix)
     if not path.is_file():
         raise SystemExit(f"error: {path} is missing (the attack of {attacker_id} in {folder})")
@@ -657,7 +670,7 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
             for source in (out / student / "labs" / folder / lab_files[folder], out / student / folder / lab_files[folder]):
                 linked = any(p.is_symlink() for p in [source, *source.parents] if p.is_relative_to(out) and p != out)
                 if source.is_file() and not linked:
-                    # with the whole toolkit in reach, as here, a file that needs CUB compiles
+                    # with the whole toolkit in reach, as here, a file that uses a library compiles (and is refused)
                     must_fail = all(a["verdict"] == "COMPILE_ERROR" for a in entry["accept"]) and \
                         not entry.get("needs_library")
                     jobs.append((student, folder, source, must_fail))
@@ -668,9 +681,12 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
         return text + ("\0" + str(source) if '#include "' in text else "")
 
     def compile_once(source: Path):
+        """The compile's result and the headers it opened (nvcc -MD, as the grader's compile lists them)."""
         with tempfile.TemporaryDirectory() as scratch:
-            return subprocess.run([*command, str(source), "-o", str(Path(scratch) / "module.so")],
-                                  capture_output=True, text=True, errors="replace", cwd=source.parent)
+            listed = Path(scratch) / "dependencies.d"
+            result = subprocess.run([*command, "-MD", "-MF", str(listed), str(source), "-o", str(Path(scratch) / "module.so")],
+                                    capture_output=True, text=True, errors="replace", cwd=source.parent)
+            return result, parse_dependencies(listed.read_text(encoding="utf-8", errors="replace")) if listed.is_file() else []
 
     firsts = {}
     for job in jobs:
@@ -678,14 +694,22 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = dict(zip(firsts, pool.map(compile_once, firsts.values())))
     print(f"compile check: {len(firsts)} distinct lab files of {len(jobs)}")
+    policy = Policy.load(POLICY)
     surprises = 0
     for student, folder, source, must_fail in jobs:
-        result = results[key(source)]
+        result, listed = results[key(source)]
         failed = result.returncode != 0
-        ok = failed == must_fail
+        # The grader's rule on the same list: a file that needs a library must be refused by name, and no
+        # other file that compiles may be.
+        refused = refused_headers(listed, policy.refused_libraries(Lab(folder, source.name, f"lab{folder}")))
+        library_ok = failed or bool(refused) == bool(expected["students"][student][folder].get("needs_library"))
+        ok = failed == must_fail and library_ok
         surprises += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {student}/{folder}: {'compile error' if failed else 'compiles'}"
-              f"{'' if ok else ' (expected ' + ('a compile error' if must_fail else 'to compile') + ')'}")
+              + (f", refused: <{refused[0]}>" if refused and not failed else "")
+              + ("" if failed == must_fail else ' (expected ' + ('a compile error' if must_fail else 'to compile') + ')')
+              + ("" if library_ok else " (expected " + ("no library header" if refused else "a refused library header")
+                 + " in nvcc's include list)"))
         if not ok and failed:
             print("\n".join("    " + line for line in (result.stdout + result.stderr).splitlines()[-30:]))
     print(f"compile check: {len(jobs) - surprises} of {len(jobs)} lab files as expected")

@@ -272,11 +272,11 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         if args.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
             print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
             return EXIT_NO_SANDBOX
-        if hasattr(toolchain, "hidden_libraries"):  # the real one: find every CCCL copy before the first compile
+        if hasattr(toolchain, "hidden_libraries"):  # the real one: find every CUB and Thrust before the first compile
             try:
                 toolchain.hidden_libraries()
             except RuntimeError as exc:
-                raise GraderError(f"cannot keep the CUDA libraries out of the students' compiles: {exc}") from exc
+                raise GraderError(f"cannot hide CUB and Thrust from the students' compiles: {exc}") from exc
         grader = Grader(manifest, policy, toolchain, out, options,
                         skeleton_dirs=skeleton_dirs(manifest), log=log)
         result = grader.grade_class(students, roster)

@@ -34,7 +34,8 @@ from pathlib import Path
 
 from . import benchmark, reports, scoring, signing
 from .claims import Claim
-from .diagnostics import first_error, student_diagnostics
+from .diagnostics import first_error, public_folders, student_diagnostics
+from .libraries import refusal_detail
 from .gpu_gate import GpuGate
 from .manifest import Lab, Manifest
 from .policy import Policy
@@ -335,26 +336,40 @@ class Grader:
         todo = [entry for entry in record.labs.values() if entry.verdict is None]
         timeout = float(self.policy.section("compile")["timeout_s"])
         (work / "modules").mkdir(parents=True, exist_ok=True)
+        public = public_folders(self.manifest.nvcc, self.manifest.include_dirs)
 
         def build(entry: LabRecord):
             lab = self._lab(entry.folder)
             module = work / "modules" / lab.module_file
             with self._compile_slots:   # the cores, shared by every student in flight
-                return entry, module, self.tools.compile(record.student, lab, Path(entry.source), module, timeout)
+                return entry, module, self.tools.compile(record.student, lab, Path(entry.source), module, timeout,
+                                                         self.policy.refused_libraries(lab))
 
         with self._pool(self.options.jobs) as pool:
-            for entry, module, result in pool.map(build, todo):
+            for entry, module, run in pool.map(build, todo):
+                result = run.process
+                lab = self._lab(entry.folder)
                 shown = f"labs/{entry.folder}/{entry.file}"
-                output = student_diagnostics(result.stdout + "\n" + result.stderr, entry.source, shown)
+                output = student_diagnostics(result.stdout + "\n" + result.stderr, entry.source, shown, public)
                 ok = result.returncode == 0 and not result.timed_out and module.is_file()
                 entry.compile.ok, entry.compile.seconds = ok, round(result.seconds, 2)
                 entry.compile.command, entry.compile.output = ["nvcc", *self.manifest.module_flags, shown], output
+                entry.compile.refused = list(run.refused)
                 if result.timed_out:
                     entry.verdict = COMPILE_ERROR
                     entry.detail = f"the compiler did not finish within {timeout:.0f} s"
                 elif result.output_limit:
                     entry.verdict = COMPILE_ERROR
                     entry.detail = "the compiler's output or the module exceeded the grader's size limit"
+                elif run.refused:   # before a compile error: a hidden library's header is why it failed
+                    entry.compile.ok = False
+                    entry.verdict = COMPILE_ERROR
+                    entry.detail = refusal_detail(lab.number, list(run.refused), self.policy.refused_libraries(lab))
+                elif run.unlisted:
+                    entry.compile.ok = False
+                    entry.verdict = COMPILE_ERROR
+                    entry.detail = ("the grader could not read the compiler's list of the headers this lab includes, "
+                                    "so it cannot tell whether it uses a library reduction (a grader problem)")
                 elif not ok:
                     entry.verdict = COMPILE_ERROR
                     error = first_error(output)

@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .libraries import CG_COLLECTIVES, CUB, THRUST, Library
 from .manifest import GraderError, Lab
 
 DEFAULTS: dict = {
@@ -23,7 +24,7 @@ DEFAULTS: dict = {
     },
     "labs": {"01_host_sum": {"performance": 0.0}, "11_single_pass": {"bonus": True},
              "12_any_operator": {"bonus": True}},
-    "compile": {"timeout_s": 120.0, "allow_cccl": False},
+    "compile": {"timeout_s": 120.0, "allow_cccl": False, "refuse_cg_collectives": [2, 3, 4, 5, 6, 7, 8, 9, 10]},
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
     "pipeline": {"students": 4},
     "sanitizer": {
@@ -111,6 +112,13 @@ class Policy:
         students = self.data["pipeline"]["students"]
         if not (isinstance(students, int) and 1 <= students <= 64):
             raise GraderError("policy: pipeline.students must be an integer 1..64")
+        compile_section = self.data["compile"]
+        if not isinstance(compile_section["allow_cccl"], bool):
+            raise GraderError("policy: compile.allow_cccl must be true or false")
+        labs = compile_section["refuse_cg_collectives"]
+        if not (isinstance(labs, list) and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99
+                                               for n in labs)):
+            raise GraderError("policy: compile.refuse_cg_collectives must be a list of lab numbers, e.g. [2, 3]")
         unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
         if unknown:
             raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")
@@ -150,6 +158,14 @@ class Policy:
             return sum(values) / len(values)
         middle = len(values) // 2
         return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+    def refused_libraries(self, lab: Lab) -> tuple[Library, ...]:
+        """The library reductions `lab` may not include (libraries.py): CUB and Thrust unless
+        [compile] allow_cccl, cooperative groups' collectives in the labs [compile]
+        refuse_cg_collectives lists."""
+        section = self.data["compile"]
+        refused = () if section["allow_cccl"] else (CUB, THRUST)
+        return refused + ((CG_COLLECTIVES,) if lab.number in section["refuse_cg_collectives"] else ())
 
     def penalty(self, tool: str) -> float:
         return float(self.data["sanitizer"]["penalty"].get(tool, 0.0))

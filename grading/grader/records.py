@@ -15,8 +15,9 @@ class CompileResult:
     ok: bool = False
     seconds: float = 0.0
     command: list[str] = field(default_factory=list)
-    output: str = ""          # the compiler's diagnostics about the student's own file only
+    output: str = ""          # the compiler's diagnostics located in the student's file and public headers (diagnostics.py)
     module_sha256: str = ""   # the module as compiled; every later run checks it is still this
+    refused: list[str] = field(default_factory=list)  # library headers the lab used that it refuses ("cub/...": libraries.py)
 
 
 @dataclass

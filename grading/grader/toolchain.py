@@ -21,13 +21,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checks import TestCheck, TimingCheck, parse_test_check, parse_timing_check
-from .libraries import PROBE, hidden_library_folders
+from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
+    refused_headers, used_headers
 from .manifest import Lab, Manifest
 from .process import Channel, run_process
 from .sandbox import Limits, Sandbox, View
 from .verdicts import ProcessResult
 
 TRUSTED_TIMEOUT_S = 600.0
+DEPENDENCIES_BYTES = 8 << 20   # nvcc's include list of one lab file (CUB and Thrust together: about 200 KiB)
+
+
+def _read_bounded(path: Path) -> str | None:
+    """A file the sandbox wrote, never through a link and never more than DEPENDENCIES_BYTES; None
+    when it is missing, a link, or too large."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        data = handle.read(DEPENDENCIES_BYTES + 1)
+    return None if len(data) > DEPENDENCIES_BYTES else data.decode("utf-8", errors="replace")
 
 
 def sha256_of(path: Path) -> str:
@@ -36,6 +50,13 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+@dataclass
+class CompileRun:
+    process: ProcessResult          # the graded compile
+    refused: tuple[str, ...] = ()   # library headers the lab file used that its lab refuses (<...> names, libraries.py)
+    unlisted: bool = False          # it compiled, but its include list could not be read: the refusal is unchecked
 
 
 @dataclass
@@ -113,15 +134,16 @@ class Toolchain:
                     writable=(scratch,), cwd=scratch, hidden=hidden)
 
     def hidden_libraries(self) -> tuple[Path, ...]:
-        """Every folder where a graded compile would find CUB, Thrust or libcu++ (libraries.py), found
-        once per grading by asking the compiler in the sandbox; none when [compile] allow_cccl."""
+        """Every folder where a graded compile would find CUB or Thrust (libraries.py), found once per
+        grading by asking the compiler in the sandbox; none when [compile] allow_cccl. libcu++ stays."""
         with self._libraries_lock:
             if self._libraries is None:
                 self._libraries = () if self.allow_cccl else self._probe_libraries()
             return self._libraries
 
     def _probe_libraries(self) -> tuple[Path, ...]:
-        known = (self._toolkit() / "include" / "cccl",)
+        cccl = self._toolkit() / "include" / "cccl"
+        known = (cccl / CUB.top, cccl / THRUST.top)
         if not self.sandbox.enabled:   # nothing can be hidden from an unsandboxed compile anyway
             return known
         with tempfile.TemporaryDirectory(prefix="reduction-cccl-probe-") as folder:
@@ -142,21 +164,33 @@ class Toolchain:
 
     # ---- the steps
 
-    def compile(self, student: str, lab: Lab, source: Path, module: Path, timeout: float) -> ProcessResult:
+    def compile(self, student: str, lab: Lab, source: Path, module: Path, timeout: float,
+                refuse: tuple[Library, ...] = ()) -> CompileRun:
         """nvcc in the sandbox (it sees the harness headers, its source and a scratch folder); the
-        module is then copied out by the grader, so nothing the sandbox can write is ever run later."""
+        module is then copied out by the grader, so nothing the sandbox can write is ever run later.
+        A lab file whose include set holds a header of `refuse` is refused by that header's name:
+        no module."""
         scratch = module.parent / f".build-{lab.folder}"
         shutil.rmtree(scratch, ignore_errors=True)
         scratch.mkdir(parents=True)
         if module.exists():
             module.unlink()
         built = scratch / lab.module_file
+        dependencies = scratch / "dependencies.d"
         argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
-                str(source.resolve()), "-o", str(built)]
-        # The CUDA C++ Core Libraries (CUB, Thrust, libcu++) are not there, wherever this machine keeps
-        # them: a lab is the student's own reduction, not a call of the library the course times it against.
+                "-MD", "-MF", str(dependencies), str(source.resolve()), "-o", str(built)]
+        # CUB and Thrust are not there either, wherever this machine keeps them (defense in depth: the
+        # refusal by name below is the rule, and names the header even where hiding made the compile fail).
         result = self._sandboxed(argv, self._compile_view(source, scratch, self.hidden_libraries()), timeout)
-        if result.returncode == 0 and not result.timed_out:
+        run = CompileRun(result)
+        compiled = result.returncode == 0 and not result.timed_out
+        if refuse and not (result.timed_out or result.output_limit):
+            listed = _read_bounded(dependencies) if compiled else None
+            if compiled and listed is None:
+                run.unlisted = True
+            elif not compiled or refused_headers(parse_dependencies(listed), refuse):
+                run.refused = self._used_libraries(source, scratch, refuse, timeout, listed)
+        if compiled and not run.refused and not run.unlisted:
             try:
                 descriptor = os.open(built, os.O_RDONLY | os.O_NOFOLLOW)
             except OSError:
@@ -166,7 +200,20 @@ class Toolchain:
                     shutil.copyfileobj(src, dst)
                 os.chmod(module, 0o644)
         shutil.rmtree(scratch, ignore_errors=True)
-        return result
+        return run
+
+    def _used_libraries(self, source: Path, scratch: Path, refuse: tuple[Library, ...], timeout: float,
+                        listed: str | None) -> tuple[str, ...]:
+        """The refused headers the lab file used, named from gcc's include tree of every pass (-H), in
+        a view that hides no library: a compile that failed because CUB was hidden still names it.
+        Asked only when the compile failed or its include list held a refused header."""
+        argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
+                "-M", "-Xcompiler=-H", str(source.resolve())]
+        result = self._sandboxed(argv, self._compile_view(source, scratch, ()), timeout)
+        used = used_headers(parse_include_tree(result.stderr), refuse)
+        if not used:   # no tree (the listing failed): every refused header of the lists there are
+            used = refused_headers(parse_dependencies(result.stdout + "\n" + (listed or "")), refuse)
+        return tuple(used)
 
     def make_plan(self, lab: Lab, seed: int, path: Path, large: bool = False, cases: list[str] | None = None) -> None:
         """The trusted checker writes the lab's test plan (a sanitizer run's: `cases` only)."""

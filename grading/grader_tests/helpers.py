@@ -16,7 +16,7 @@ if str(GRADING) not in sys.path:
 
 from grader.checks import TestCheck, TimedItem, TimingCheck  # noqa: E402
 from grader.manifest import Lab, Manifest  # noqa: E402
-from grader.toolchain import TimingRun  # noqa: E402
+from grader.toolchain import CompileRun, TimingRun  # noqa: E402
 from grader.verdicts import ProcessResult  # noqa: E402
 
 
@@ -103,18 +103,25 @@ class FakeToolchain:
     def sandbox_status(self) -> str:
         return "fake sandbox (tests)"
 
-    def compile(self, student, lab, source, module, timeout):
+    def compile(self, student, lab, source, module, timeout, refuse=()):
         self.calls.append(("compile", student, lab.folder))
         assert Path(source).is_file(), source
         text = Path(source).read_text(encoding="utf-8")
         assert "// ==== BEGIN STUDENT CODE ====" in text
+        # A refused library is named by the header the file includes (the real one asks nvcc -M).
+        refused = tuple(header for header in re.findall(r"#\s*include\s*<([^>]+)>", text)
+                        if any(header.split("/", 1)[0] == library.top and library.refuses(header.split("/", 1)[-1])
+                               for library in refuse))
+        if refused:
+            return CompileRun(ProcessResult(0, "", "", False, 0.5, ["nvcc"], timeout), refused)
         if self._outcome(student, lab.folder)["verdict"] == "COMPILE_ERROR":
-            return ProcessResult(1, "", f"{source}(23): error: no instance of overloaded function \"atomicAdd_block\" "
-                                        "matches the argument list\n/etc/secret.h(1): error: quoted secret\n"
-                                        "1 error detected", False, 0.5, ["nvcc"], timeout)
+            return CompileRun(ProcessResult(1, "", f"{source}(23): error: no instance of overloaded function "
+                                                   "\"atomicAdd_block\" matches the argument list\n"
+                                                   "/etc/secret.h(1): error: quoted secret\n"
+                                                   "1 error detected", False, 0.5, ["nvcc"], timeout))
         Path(module).parent.mkdir(parents=True, exist_ok=True)
         Path(module).write_text(text, encoding="utf-8")  # the "module" keeps the spliced source for the fake runner
-        return ProcessResult(0, "", "", False, 0.5, ["nvcc", str(source)], timeout)
+        return CompileRun(ProcessResult(0, "", "", False, 0.5, ["nvcc", str(source)], timeout))
 
     def make_plan(self, lab, seed, path, large=False, cases=None):
         self.calls.append(("plan", "", lab.folder))

@@ -303,6 +303,34 @@ class TestTimings(GradingCase):
         self.assertEqual(kinds, ["reference", "bench", "reference", "reference", "bench", "reference"])
 
 
+class TestLibraryReductions(GradingCase):
+    def test_a_library_header_is_refused_by_name_where_the_policy_refuses_it(self):
+        # alice's labs with a library header added to three regions (the fake compiler reads the #include)
+        student = Path(self.tmp.name) / "class" / "lib"
+        shutil.copytree(SUBMISSIONS / "alice", student)
+        includes = {"05_sequential": "cub/device/device_reduce.cuh", "09_shuffle": "cooperative_groups/reduce.h",
+                    "11_single_pass": "cooperative_groups/reduce.h"}
+        for folder, header in includes.items():
+            path = next((student / "labs" / folder).iterdir())
+            text = path.read_text(encoding="utf-8").replace(
+                "// ==== BEGIN STUDENT CODE ====\n", f"// ==== BEGIN STUDENT CODE ====\n}}\n#include <{header}>\nnamespace {{\n")
+            path.write_text(text, encoding="utf-8")
+        options = Options(labs=self.manifest.labs, jobs=2)
+        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), FakeToolchain({}), self.out, options,
+               log=self.log.append).grade_class([("lib", student)])
+        labs = self.record("lib")["labs"]
+        self.assertEqual(labs["05_sequential"]["verdict"], "COMPILE_ERROR")
+        self.assertEqual(labs["05_sequential"]["detail"], "uses <cub/device/device_reduce.cuh>: CUB is a library "
+                                                          "reduction; lab 05 is your own reduction (policy [compile] allow_cccl)")
+        self.assertEqual(labs["05_sequential"]["compile"]["refused"], ["cub/device/device_reduce.cuh"])
+        self.assertFalse(labs["05_sequential"]["compile"]["ok"])
+        self.assertEqual(labs["09_shuffle"]["verdict"], "COMPILE_ERROR")
+        self.assertIn("uses <cooperative_groups/reduce.h>", labs["09_shuffle"]["detail"])
+        self.assertEqual(labs["11_single_pass"]["verdict"], "PASSED", "the bonus labs may use cg::reduce")
+        self.assertEqual(labs["11_single_pass"]["compile"]["refused"], [])
+        self.assertEqual(labs["06_first_add"]["verdict"], "PASSED")
+
+
 class TestSomeLabs(GradingCase):
     def test_regrading_some_labs_keeps_the_others(self):
         self.grade(FakeToolchain(self.expected), who={"dave"})
