@@ -3,11 +3,11 @@
 CUDA_VISIBLE_DEVICES is no fence: student code can unset it. With every /dev/nvidia* node bound, a
 run graded on GPU 0 could fill GPUs 1 to 7, where classmates are graded (`--gpus`). As
 libnvidia-container does for a container (src/nvc_mount.c), a sandbox gets its GPU's node
-/dev/nvidiaN alone, plus the shared control nodes nvidiactl, nvidia-uvm (CUDA fails without it) and
-nvidia-uvm-tools (every CUDA container gets it; the profiling and sanitizer tools use it), and a
-tmpfs over /proc/driver/nvidia that holds only that GPU's gpus/<bus id>/ folder, `version`,
-`registry` and a copy of `params` with ModifyDeviceFiles: 0 (the driver library then does not try
-to make the nodes it was not given). The CUDA runtime sees one device: CUDA_VISIBLE_DEVICES=0.
+/dev/nvidiaN alone, plus the shared nodes nvidiactl, nvidia-uvm (CUDA fails without it) and
+nvidia-uvm-tools (libnvidia-container gives it to every CUDA container), and a tmpfs over
+/proc/driver/nvidia that holds only that GPU's gpus/<bus id>/ folder, `version`, `registry` and a
+copy of `params` with ModifyDeviceFiles: 0 (the driver library then does not try to make the nodes
+it was not given). The CUDA runtime sees one device: CUDA_VISIBLE_DEVICES=0.
 
 Which GPU: the PCI bus id the trusted checker reports for the grader's device (it honours the
 grader's CUDA_VISIBLE_DEVICES, so each `--gpus` worker names its own), found among
