@@ -17,12 +17,13 @@ junit.xml, timings). It checks, and prints as a table:
   suites name exactly the class folder's students (a "refusable" attacker may be absent); no
   gradebook cell is a spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
   value, a line of a reference solution's region that the student did not hand in, or a line of
-  /etc/passwd; every report parses and is small; no process of the sandbox's uids (every uid a run
-  may get: grading/grader/run_users.py) is left running.
+  /etc/passwd; every report parses and is small; no process of the sandbox's uids (those the
+  records' sandbox description names: a uid per run of grading/grader/run_users.py's range, or 65534
+  for every run) is left running.
 
 Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
 The grader's record format is read in one place, read_record(), and assumed to be
-record["student"], record["total"], record["labs"][folder]["verdict"] and
+record["student"], record["total"], record["sandbox"], record["labs"][folder]["verdict"] and
 record["labs"][folder]["score"]["correctness" | "performance" | "total"].
 """
 
@@ -40,7 +41,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "grading"))
-from grader.run_users import RUN_UIDS, SHARED_UID, processes_of  # noqa: E402  (one definition of the uids)
+from grader.run_users import RUN_UIDS, SHARED_UID, processes_of, uids_described  # noqa: E402  (one definition)
 
 SANDBOX_UIDS = {*RUN_UIDS, SHARED_UID}
 EXPECTED_FILE = "expected_verdicts.json"
@@ -68,6 +69,7 @@ class Record:
     student: str
     total: float | None
     labs: dict[str, LabResult] = field(default_factory=dict)
+    sandbox: str = ""   # how its code ran: "bubblewrap 0.8.0, uid per run (65000-65533), ..."
 
 
 def read_record(path: Path) -> Record:
@@ -77,7 +79,7 @@ def read_record(path: Path) -> Record:
         score = entry.get("score") or {}
         labs[folder] = LabResult(entry.get("verdict"), score.get("correctness"), score.get("performance"),
                                  score.get("total"))
-    return Record(str(data.get("student", path.stem)), data.get("total"), labs)
+    return Record(str(data.get("student", path.stem)), data.get("total"), labs, str(data.get("sandbox", "")))
 
 
 def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -254,11 +256,10 @@ def class_students(class_dir: Path) -> list[str]:
                   if not entry.name.startswith(".") and (entry.is_dir() or entry.is_symlink()))
 
 
-def leftover_processes(before: set[str] = frozenset()) -> list[str]:
-    """Running processes of the sandbox's uids, but those running before the grading started (`before`:
-    their pids)."""
+def leftover_processes(uids: set[int], before: set[str] = frozenset()) -> list[str]:
+    """Running processes of `uids`, but those running before the grading started (`before`: their pids)."""
     found = []
-    for pid in processes_of(SANDBOX_UIDS):
+    for pid in processes_of(uids):
         if str(pid) in before:
             continue
         try:
@@ -365,9 +366,11 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
                          "no solution line or /etc/passwd line (no REDUCTION_TEST_SECRET given: not looked for)")))
 
     if process_check:
-        left = leftover_processes(before)
-        checks.append(Check(f"no process of the sandbox's uids ({RUN_UIDS.start}-{RUN_UIDS.stop - 1}, {SHARED_UID}) left",
-                            not left, ", ".join(left) or "none"))
+        # The uids the records say the runs had (another grading on this host may be using the others).
+        uids = set().union(*(uids_described(record.sandbox) for record in records.values())) or SANDBOX_UIDS
+        named = f"{len(uids)} uids, {min(uids)} to {max(uids)}" if len(uids) > 1 else f"uid {min(uids)}"
+        left = leftover_processes(uids, before)
+        checks.append(Check(f"no process of the sandbox's uids ({named}) left", not left, ", ".join(left) or "none"))
     return checks
 
 

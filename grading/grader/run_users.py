@@ -38,6 +38,19 @@ _UID_LINE = re.compile(rb"^Uid:\s+(.*)$", re.MULTILINE)
 _ZOMBIE = re.compile(rb"^State:\s+Z", re.MULTILINE)
 
 
+def describe_users(uids: range | None, why: str = "") -> str:
+    """How a sandbox's description names its runs' uids: `uids` (a uid of it per run) or, when None,
+    SHARED_UID for every run, and why."""
+    return f"uid per run ({uids.start}-{uids.stop - 1})" if uids is not None else f"uid {SHARED_UID} for every run ({why})"
+
+
+def uids_described(description: str) -> set[int]:
+    """The uids a sandbox description (describe_users()'s text in it) says its runs had."""
+    if match := re.search(r"uid per run \((\d+)-(\d+)\)", description):
+        return set(range(int(match.group(1)), int(match.group(2)) + 1))
+    return {SHARED_UID} if f"uid {SHARED_UID} for every run" in description else set()
+
+
 @dataclass(frozen=True)
 class RunUser:
     """Who one sandboxed run is (its gid is its uid: no group shared with another run either)."""
@@ -68,7 +81,12 @@ def _kill(pid: int, uid: int) -> None:
     """SIGKILL to `pid` if it still runs as `uid` (through a pidfd: never to a process that took its pid since)."""
     try:
         descriptor = os.pidfd_open(pid)
-    except OSError:
+    except ProcessLookupError:
+        return
+    except OSError:   # a kernel without pidfds (before 5.3): a plain kill, just after checking its uid
+        if uid in _uids_of(pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
         return
     try:
         if uid in _uids_of(pid):

@@ -40,7 +40,7 @@ from pathlib import Path
 from .denied_libraries import denied_library_files
 from .gpu_nodes import GpuView, every_node, own_node
 from .minimal_etc import MinimalEtc
-from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool
+from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt", "/sys")  # /sys: the CUDA driver
 ENV_PASSTHROUGH = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH",
@@ -146,8 +146,7 @@ class Sandbox:
     def describe(self) -> str:
         if not self.enabled:
             return f"UNSANDBOXED: {self.reason}"
-        users = (f"uid per run ({self.users.describe()})" if self.users is not None
-                 else f"uid {SHARED_UID} for every run ({self.users_note})")
+        users = describe_users(self.users.range if self.users is not None else None, self.users_note)
         parts = [self.version, users, "pid/net/ipc/uts namespaces", f"{len(self.denied)} CUDA library files masked"]
         return ", ".join(parts + ([self.gpu.note] if self.gpu is not None else []))
 

@@ -425,6 +425,7 @@ class TestSandboxedGpu(SandboxCase):
             result = self.run_in(["sh", "-c", "ls /dev | grep nvidia; echo --; ls /proc/driver/nvidia/gpus; echo --; "
                                   "echo $CUDA_VISIBLE_DEVICES; grep ModifyDeviceFiles /proc/driver/nvidia/params"],
                                  View(gpu=True, etc="minimal"), sandbox=sandbox)
+            self.assertEqual(result.returncode, 0, result.stderr)
             nodes, gpus, rest = (part.split() for part in result.stdout.split("--\n"))
             self.assertEqual(set(nodes) - {"nvidia-uvm-tools"}, {own, "nvidiactl", "nvidia-uvm"}, result.stderr)
             self.assertEqual([bus_id_key(name) for name in gpus], [bus_id_key(bus_id)])
@@ -442,8 +443,10 @@ class TestSandboxedGpu(SandboxCase):
         self.assertTrue(sandbox.gpu.isolated, sandbox.gpu.note)
         toolchain = _real_toolchain(self)
         view = toolchain._run_view((checker,), gpu=True)   # what a test run of a GPU lab gets
-        seen = parse_device_check(self.run_in([str(checker), "device"], view, sandbox=sandbox, timeout=120).stdout)
-        self.assertEqual((seen.devices, bus_id_key(seen.pci_bus_id)), (1, bus_id_key(trusted.pci_bus_id)))
+        run = self.run_in([str(checker), "device"], view, sandbox=sandbox, timeout=120)
+        seen = parse_device_check(run.stdout)
+        self.assertIsNotNone(seen, run.stderr)
+        self.assertEqual((seen.devices, bus_id_key(seen.pci_bus_id)), (1, bus_id_key(trusted.pci_bus_id)), run.stderr)
         sanitizer = toolchain.sanitizer_path()
         if not sanitizer:
             self.skipTest("compute-sanitizer not found")
