@@ -417,5 +417,6 @@ INVARIANTS = [
     "no report (students/, gradescope/, gradebook.csv, junit.xml, timings) contains the grader's "
     "REDUCTION_TEST_SECRET value, a line of a reference solution's region, or a line of /etc/passwd",
     "every report file parses and is at most 1 MiB (gradebook.csv, junit.xml, timings: 8 MiB)",
-    "no process of uid 65534 (the sandbox's user) is left running after the grader exits",
+    "no process of the sandbox's uids (a uid of 65000-65533 per run, or 65534 for every run where those cannot be "
+    "used) is left running after the grader exits",
 ]

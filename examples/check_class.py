@@ -2,7 +2,8 @@
 """Checks a grading of a class against the class's expected_verdicts.json.
 
     python3 examples/check_class.py CLASS_DIR OUT_DIR [--cpu-only] [--secret VALUE]
-                                    [--no-process-check] [--uid 65534]
+                                    [--no-process-check] [--running-before PIDS]
+    python3 examples/check_class.py --sandbox-pids   (the pids of the sandbox's uids now, for --running-before)
 
 CLASS_DIR is a class written by examples/make_examples.py (the students and expected_verdicts.json);
 OUT_DIR is what grading/grade.py wrote for it (students/*.json, gradebook.csv, gradescope/,
@@ -16,13 +17,15 @@ junit.xml, timings). It checks, and prints as a table:
   suites name exactly the class folder's students (a "refusable" attacker may be absent); no
   gradebook cell is a spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
   value, a line of a reference solution's region that the student did not hand in, or a line of
-  /etc/passwd; every report parses and is small; no process of the sandbox's uid is left running.
+  /etc/passwd; every report parses and is small; no process of the sandbox's uids (those the
+  records' sandbox description names: a uid per run of grading/grader/run_users.py's range, or 65534
+  for every run) is left running.
 
 Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
 The grader's record format is read in one place, read_record(), and assumed to be
-record["student"], record["total"], record["labs"][folder]["verdict"], record["labs"][folder]["detail"]
-and record["labs"][folder]["score"]["correctness" | "performance" | "total"]. An outcome with
-"names" also wants those words in the lab's detail (the reason, named).
+record["student"], record["total"], record["sandbox"], record["labs"][folder]["verdict"],
+record["labs"][folder]["detail"] and record["labs"][folder]["score"]["correctness" | "performance" | "total"].
+An outcome with "names" also wants those words in the lab's detail (the reason, named).
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "plots"))
 from plotting.file_names import student_file_name  # noqa: E402  (the grader names a student's files with it)
+sys.path.insert(0, str(REPO / "grading"))
+from grader.run_users import RUN_UIDS, SHARED_UID, processes_of, uids_described  # noqa: E402  (one definition)
+
+SANDBOX_UIDS = {*RUN_UIDS, SHARED_UID}
 
 EXPECTED_FILE = "expected_verdicts.json"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -67,6 +74,7 @@ class Record:
     student: str
     total: float | None
     labs: dict[str, LabResult] = field(default_factory=dict)
+    sandbox: str = ""   # how its code ran: "bubblewrap 0.8.0, uid per run (65000-65533), ..."
 
 
 def read_record(path: Path) -> Record:
@@ -76,7 +84,7 @@ def read_record(path: Path) -> Record:
         score = entry.get("score") or {}
         labs[folder] = LabResult(entry.get("verdict"), score.get("correctness"), score.get("performance"),
                                  score.get("total"), str(entry.get("detail") or ""))
-    return Record(str(data.get("student", path.stem)), data.get("total"), labs)
+    return Record(str(data.get("student", path.stem)), data.get("total"), labs, str(data.get("sandbox", "")))
 
 
 def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -261,24 +269,21 @@ def class_students(class_dir: Path) -> list[str]:
                   if not entry.name.startswith(".") and (entry.is_dir() or entry.is_symlink()))
 
 
-def leftover_processes(uid: int, before: set[str] = frozenset()) -> list[str]:
-    """Processes of `uid`, but those running before the grading started (`before`: their pids)."""
+def leftover_processes(uids: set[int], before: set[str] = frozenset()) -> list[str]:
+    """Running processes of `uids`, but those running before the grading started (`before`: their pids)."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or entry.name in before:
+    for pid in processes_of(uids):
+        if str(pid) in before:
             continue
         try:
-            status = (entry / "status").read_text(encoding="utf-8", errors="replace")
+            name = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
             continue
-        uids = re.search(r"^Uid:\s+(.*)$", status, re.M)
-        if uids and str(uid) in uids.group(1).split():
-            name = re.search(r"^Name:\s+(.*)$", status, re.M)
-            found.append(f"{entry.name} ({name.group(1) if name else '?'})")
+        found.append(f"{pid} ({name})")
     return found
 
 
-def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, process_uid: int | None,
+def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, process_check: bool,
           before: set[str] = frozenset()) -> list[Check]:
     expected = json.loads((class_dir / EXPECTED_FILE).read_text(encoding="utf-8"))
     attackers = expected.get("attackers", {})
@@ -374,33 +379,42 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
                         ("no secret, solution line or /etc/passwd line" if secret else
                          "no solution line or /etc/passwd line (no REDUCTION_TEST_SECRET given: not looked for)")))
 
-    if process_uid is not None:
-        left = leftover_processes(process_uid, before)
-        checks.append(Check(f"no process of uid {process_uid} left", not left, ", ".join(left) or "none"))
+    if process_check:
+        # The uids the records say the runs had (another grading on this host may be using the others).
+        uids = set().union(*(uids_described(record.sandbox) for record in records.values())) or SANDBOX_UIDS
+        named = f"{len(uids)} uids, {min(uids)} to {max(uids)}" if len(uids) > 1 else f"uid {min(uids)}"
+        left = leftover_processes(uids, before)
+        checks.append(Check(f"no process of the sandbox's uids ({named}) left", not left, ", ".join(left) or "none"))
     return checks
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("class_dir", type=Path, help="the class folder (with expected_verdicts.json)")
-    parser.add_argument("out", type=Path, help="the grader's output folder for it")
+    parser.add_argument("class_dir", type=Path, nargs="?", help="the class folder (with expected_verdicts.json)")
+    parser.add_argument("out", type=Path, nargs="?", help="the grader's output folder for it")
     parser.add_argument("--cpu-only", action="store_true",
                         help="graded without a GPU: check what a machine without a GPU must give")
     parser.add_argument("--secret", default=os.environ.get("REDUCTION_TEST_SECRET"),
                         help="the grader's REDUCTION_TEST_SECRET value (default: this environment's)")
-    parser.add_argument("--uid", type=int, default=65534, help="the sandbox's uid (default 65534)")
     parser.add_argument("--running-before", default="",
-                        help="pids (comma-separated) of the uid's processes from before the grading: not left over")
+                        help="pids (comma-separated) of the sandbox uids' processes from before the grading: "
+                             "not left over (--sandbox-pids prints them)")
     parser.add_argument("--no-process-check", action="store_true",
                         help="do not look for leftover processes (checking a grading made elsewhere)")
+    parser.add_argument("--sandbox-pids", action="store_true",
+                        help="only print the pids of the sandbox uids' running processes, comma-separated")
     args = parser.parse_args(argv)
+    if args.sandbox_pids:
+        print(",".join(map(str, processes_of(SANDBOX_UIDS))))
+        return 0
+    if args.class_dir is None or args.out is None:
+        parser.error("CLASS_DIR and OUT_DIR are needed")
     if not (args.class_dir / EXPECTED_FILE).is_file():
         parser.error(f"{args.class_dir} has no {EXPECTED_FILE}: write the class with examples/make_examples.py")
     if not args.out.is_dir():
         parser.error(f"{args.out}: no such folder")
     before = {pid for pid in args.running_before.split(",") if pid}
-    checks = check(args.class_dir, args.out, args.cpu_only, args.secret, None if args.no_process_check else args.uid,
-                   before)
+    checks = check(args.class_dir, args.out, args.cpu_only, args.secret, not args.no_process_check, before)
     print_report(checks)
     return 1 if any(not c.ok for c in checks) else 0
 

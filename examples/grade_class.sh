@@ -23,8 +23,8 @@ nvidia-smi -L >/dev/null 2>&1 || mode=(--cpu-only)
 REDUCTION_TEST_SECRET="secret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 export REDUCTION_TEST_SECRET
 rm -rf "$out"
-# The sandbox user's processes from before (another service's, say): not the grading's leftovers.
-running_before=$(ps -o pid= -u 65534 2>/dev/null | tr -s ' \n' ',' || true)
+# The sandbox users' processes from before (another service's, another grading's): not this one's leftovers.
+running_before=$("$py" "$here/examples/check_class.py" --sandbox-pids || true)
 "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox
 status=$?
 if [ $status = 4 ]; then
@@ -32,4 +32,4 @@ if [ $status = 4 ]; then
   exit 77
 fi
 [ $status = 0 ] || { echo "grade.py exited with status $status"; exit 1; }
-"$py" "$here/examples/check_class.py" "$class" "$out" "${mode[@]}" --running-before "${running_before#,}"
+"$py" "$here/examples/check_class.py" "$class" "$out" "${mode[@]}" --running-before "$running_before"

@@ -113,6 +113,23 @@ def parse_timing_check(text: str) -> TimingCheck:
                        items=[_take(TimedItem, item) for item in data.get("items", [])])
 
 
+@dataclass(frozen=True)
+class DeviceCheck:
+    """`reduction_lab_check device`: the CUDA devices its process sees (its CUDA_VISIBLE_DEVICES honoured)."""
+    devices: int        # how many
+    name: str           # the first one's
+    pci_bus_id: str     # the first one's, as cudaDeviceGetPCIBusId writes it ("0000:3B:00.0"); "" when none
+
+
+def parse_device_check(text: str) -> DeviceCheck | None:
+    """The checker's device answer, or None when it printed none (no CUDA runtime, a crash)."""
+    try:
+        data = json.loads(text.strip().splitlines()[-1]) if text.strip() else None
+        return DeviceCheck(int(data["devices"]), str(data.get("name", "")), str(data.get("pci_bus_id", "")))
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
 # ---------------------------------------------------------------------------------------------
 # quoting what student code said
 

@@ -265,7 +265,9 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
                       args.submissions or args.self_dir]
             limits = policy.section("sandbox")
             large = options.large or policy.section("tests")["large"]
-            toolchain = Toolchain(manifest, Sandbox.detect(Path(p).resolve() for p in hidden),
+            # The CUDA toolkit's libraries are looked for too, wherever it is (outside /usr and /opt, say).
+            toolkit = [Path(manifest.nvcc).resolve().parent.parent] if manifest.nvcc else []
+            toolchain = Toolchain(manifest, Sandbox.detect((Path(p).resolve() for p in hidden), toolkit),
                                   Limits(file_bytes=int(limits["output_mib"]) << 20, processes=int(limits["processes"]),
                                          memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30),
                                   allow_cccl=bool(policy.section("compile")["allow_cccl"]))

@@ -20,7 +20,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checks import TestCheck, TimingCheck, parse_test_check, parse_timing_check
+from .checks import TestCheck, TimingCheck, parse_device_check, parse_test_check, parse_timing_check
+from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
 from .manifest import Lab, Manifest
@@ -83,13 +84,33 @@ class Toolchain:
     # ---- what this machine has (the grader's knowledge, never a student process's claim)
 
     def gpu_available(self) -> bool:
-        """A CUDA device answers a trusted program (which also creates /dev/nvidia-uvm for the sandbox)."""
+        """A CUDA device answers a trusted program (which also creates /dev/nvidia-uvm for the sandbox).
+        Its PCI bus id then limits the GPU runs' sandboxes to that GPU's device node."""
         if self._gpu is None:
             self._gpu = False
             if shutil.which("nvidia-smi") and run_process(["nvidia-smi", "-L"], timeout=30).returncode == 0:
-                result = self._trusted([str(self.manifest.checker), "device"])
-                self._gpu = result.returncode == 0 and '"devices":' in result.stdout and '"devices":0' not in result.stdout
+                device = parse_device_check(self._trusted([str(self.manifest.checker), "device"]).stdout)
+                self._gpu = device is not None and device.devices > 0
+                if self._gpu and self.sandbox.enabled:
+                    self.sandbox = self._gpu_sandbox(device.pci_bus_id)
         return self._gpu
+
+    def _gpu_sandbox(self, bus_id: str) -> Sandbox:
+        """The sandbox with GPU runs given the node of the GPU at `bus_id` alone, when the checker, run in
+        such a sandbox, sees that one GPU there; else with every node, and why."""
+        isolated = self.sandbox.with_gpu(bus_id, os.environ.get("CUDA_VISIBLE_DEVICES", ""))
+        if not isolated.gpu.isolated:
+            return isolated
+        view = View(read_only=(self.manifest.checker,), gpu=True, etc="minimal")
+        with isolated.run_user() as user:
+            result = run_process(isolated.command([str(self.manifest.checker), "device"], view, user), 120,
+                                 env=isolated.environment(os.environ), preexec=isolated.preexec(self.limits))
+        seen = parse_device_check(result.stdout)
+        if seen is not None and seen.devices == 1 and bus_id_key(seen.pci_bus_id) == bus_id_key(bus_id):
+            return isolated
+        why = (result.stderr.strip().splitlines() or [result.stdout.strip() or f"exit status {result.returncode}"])[-1]
+        return self.sandbox.with_every_gpu_node(f"a sandbox with only /dev/nvidiaN of {bus_id} did not see it: "
+                                                f"{why[:200]}")
 
     def sanitizer_path(self) -> str | None:
         if self._sanitizer is False:
@@ -114,9 +135,10 @@ class Toolchain:
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
                    channel: Channel | None = None) -> ProcessResult:
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
-        return run_process(self.sandbox.command(argv, view), timeout, env=env,
-                           cwd=view.cwd, preexec=self.sandbox.preexec(self.limits), stall_s=stall_s,
-                           output_limit=self.limits.file_bytes, channel=channel)
+        with self.sandbox.run_user() as user:   # a uid of its own for this run, released when it ended
+            return run_process(self.sandbox.command(argv, view, user), timeout, env=env,
+                               cwd=view.cwd, preexec=self.sandbox.preexec(self.limits), stall_s=stall_s,
+                               output_limit=self.limits.file_bytes, channel=channel)
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
         """The trusted checker on what arrived on a run's report channel (never on its stdout)."""
@@ -241,9 +263,14 @@ class Toolchain:
                 f"--where={'host' if lab.host else 'device'}", f"--plan={plan.resolve()}",
                 f"--call-timeout={call_timeout:g}"]
 
+    def _run_view(self, read_only: tuple[Path, ...], gpu: bool) -> View:
+        """A run of student code (tests, sanitizer, timing): a minimal /etc, and no header folder, so that
+        nothing it starts can compile a library (CUB, Thrust) at run time."""
+        return View(read_only=(*read_only, self._toolkit()), gpu=gpu, etc="minimal",
+                    hidden=(self._toolkit() / "include", Path("/usr/include"), Path("/usr/local/include")))
+
     def _runner_view(self, lab: Lab, module: Path, plan: Path, extra: tuple[Path, ...] = ()) -> View:
-        return View(read_only=(self.manifest.observer, module.resolve(), plan.resolve(), self._toolkit(), *extra),
-                    gpu=not lab.host)
+        return self._run_view((self.manifest.observer, module.resolve(), plan.resolve(), *extra), not lab.host)
 
     def run_tests(self, student: str, lab: Lab, module: Path, plan: Path, cache: Path, timeout: float,
                   call_timeout: float) -> tuple[ProcessResult, TestCheck | None]:
@@ -275,7 +302,7 @@ class Toolchain:
         with Channel() as channel:
             if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
                 argv = [str(self.manifest.student_worker), f"--plan={plan}", *channel.argv()]
-                view = View(read_only=(self.manifest.student_worker, plan, self._toolkit(), *readable), gpu=gpu)
+                view = self._run_view((self.manifest.student_worker, plan, *readable), gpu)
                 run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel)
             else:
                 argv = [str(self.manifest.time_worker), f"--plan={plan}", *channel.argv()]

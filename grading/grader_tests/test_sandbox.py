@@ -1,6 +1,7 @@
 """The sandbox around student code: what a run can see, who it runs as, and what stops it (real runs
 under bubblewrap when this machine is root and has it; the command line and degraded mode always)."""
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -10,11 +11,17 @@ import subprocess
 import tempfile
 import time
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from unittest import mock
 
 from grader_tests.helpers import REPO
-from grader.sandbox import ENV_PASSTHROUGH, SANDBOX_UID, Limits, Sandbox, View
+from grader.checks import parse_device_check
+from grader.gpu_nodes import bus_id_key
+from grader.manifest import Manifest
+from grader.run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool
+from grader.sandbox import ENV_PASSTHROUGH, Limits, Sandbox, View
+from grader.toolchain import Toolchain
 
 MIB = 1 << 20
 ALLOWED_ENV = set(ENV_PASSTHROUGH) | {"HOME", "TMPDIR", "PWD"}  # PWD: bwrap sets it after --chdir
@@ -33,11 +40,14 @@ class SandboxCase(unittest.TestCase):
         path.mkdir(parents=True)
         return path
 
-    def run_in(self, argv, view=View(), limits=Limits(), **kwargs) -> subprocess.CompletedProcess:
+    def run_in(self, argv, view=View(), limits=Limits(), sandbox=None, **kwargs) -> subprocess.CompletedProcess:
+        """`argv` in the sandbox, as a uid of its own (`self.user`: the last run's)."""
+        sandbox = sandbox or self.sandbox
         kwargs.setdefault("capture_output", True)
         kwargs.setdefault("timeout", 20)
-        return subprocess.run(self.sandbox.command(argv, view), env=self.sandbox.environment(os.environ),
-                              preexec_fn=self.sandbox.preexec(limits), text=True, **kwargs)
+        with sandbox.run_user() as self.user:
+            return subprocess.run(sandbox.command(argv, view, self.user), env=sandbox.environment(os.environ),
+                                  preexec_fn=sandbox.preexec(limits), text=True, **kwargs)
 
     def sh(self, script: str, view=View(), limits=Limits()) -> subprocess.CompletedProcess:
         return self.run_in(["sh", "-c", script], view, limits)
@@ -49,10 +59,12 @@ class TestWithoutTheSandbox(SandboxCase):
     def test_degraded_mode_runs_the_command_as_it_is_and_says_so(self):
         sandbox = Sandbox(enabled=False, reason="test")
         view = View(read_only=(self.tmp,), writable=(self.tmp,), gpu=True, cwd=self.tmp)
-        self.assertEqual(sandbox.command(["nvcc", "-c", "x.cu"], view), ["nvcc", "-c", "x.cu"])
+        with sandbox.run_user() as user:
+            self.assertIsNone(user)
+            self.assertEqual(sandbox.command(["nvcc", "-c", "x.cu"], view, user), ["nvcc", "-c", "x.cu"])
         self.assertEqual(sandbox.describe(), "UNSANDBOXED: test")
         mode = self.tmp.stat().st_mode
-        sandbox.prepare_scratch(self.tmp)
+        sandbox.prepare_scratch(self.tmp, None)
         self.assertEqual(self.tmp.stat().st_mode, mode, "degraded mode must not chown or chmod scratch folders")
 
     def test_degraded_mode_still_limits_file_size(self):
@@ -84,7 +96,7 @@ class TestWithoutTheSandbox(SandboxCase):
     def test_hidden_paths_are_masked_before_the_view_is_bound_on_top(self):
         repo, harness = self.folder("repo"), self.folder("repo/common")
         sandbox = Sandbox(enabled=True, hidden=(repo, Path("/etc/passwd"), Path("/srv/elsewhere")))
-        command = sandbox.command(["true"], View(read_only=(self.tmp, harness)))
+        command = sandbox.command(["true"], View(read_only=(self.tmp, harness)), RunUser(65123, 65123))
         self.assertNotIn("/", [command[i + 1] for i, arg in enumerate(command) if arg in ("--bind", "--ro-bind")],
                          "the whole root must never be bound")
 
@@ -98,7 +110,8 @@ class TestWithoutTheSandbox(SandboxCase):
         self.assertLess(position("--tmpfs", str(repo)), position("--ro-bind", str(harness), str(harness)))
         self.assertLess(position("--tmpfs", "/tmp"), position("--ro-bind", str(self.tmp), str(self.tmp)))
         self.assertNotIn("/srv/elsewhere", command, "a hidden path nothing shows needs no mask")
-        self.assertLess(position("--ro-bind", str(harness), str(harness)), position("--reuid=65534"))
+        self.assertLess(position("--ro-bind", str(harness), str(harness)), position("--reuid=65123"))
+        self.assertIn("--regid=65123", command)
         self.assertEqual(command[-2:], ["--", "true"])
 
 
@@ -111,14 +124,15 @@ class TestSandboxedRuns(SandboxCase):
         if not cls.sandbox.enabled:
             raise unittest.SkipTest(f"bubblewrap sandbox unavailable here: {cls.sandbox.reason}")
 
-    def test_runs_as_nobody_without_capabilities_and_cannot_write_read_only_paths(self):
+    def test_runs_as_its_own_uid_without_capabilities_and_cannot_write_read_only_paths(self):
         shown = self.folder("shown")
         (shown / "file.txt").write_text("original")
         result = self.sh(f"id -u; id -g; grep -E 'CapEff|CapBnd' /proc/self/status; "
                          f"echo changed > {shown}/file.txt || echo write-failed; "
                          "touch /usr/x 2>/dev/null || echo usr-failed", View(read_only=(shown,)))
         lines = result.stdout.split("\n")
-        self.assertEqual(lines[:2], [str(SANDBOX_UID), str(SANDBOX_UID)], result.stderr)
+        self.assertEqual(lines[:2], [str(self.user.uid), str(self.user.gid)], result.stderr)
+        self.assertIn(self.user.uid, RUN_UIDS, self.sandbox.describe())
         self.assertEqual(lines[2].split(), ["CapEff:", "0000000000000000"])
         if self.sandbox.drop_caps:
             self.assertEqual(lines[3].split(), ["CapBnd:", "0000000000000000"])
@@ -134,9 +148,8 @@ class TestSandboxedRuns(SandboxCase):
         (self.tmp / "key.txt").write_text("key-9012")
         sandbox = Sandbox.detect(hidden=[repo, self.tmp / "key.txt"])
         view = View(read_only=(self.tmp, harness))
-        result = subprocess.run(sandbox.command(["sh", "-c", f"cat {self.tmp}/visible.txt {repo}/secret.txt; "
-                                                 f"ls -A {repo}; cat {harness}/header.h {self.tmp}/key.txt"], view),
-                                env=sandbox.environment(os.environ), capture_output=True, text=True, timeout=20)
+        result = self.run_in(["sh", "-c", f"cat {self.tmp}/visible.txt {repo}/secret.txt; "
+                              f"ls -A {repo}; cat {harness}/header.h {self.tmp}/key.txt"], view, sandbox=sandbox)
         self.assertIn("visible", result.stdout, result.stderr)
         self.assertIn("harness-5678", result.stdout, "a view entry inside a hidden folder must stay visible")
         self.assertNotIn("solution-1234", result.stdout)
@@ -202,7 +215,9 @@ class TestSandboxedRuns(SandboxCase):
 
     def test_killing_the_run_kills_everything_it_started(self):
         tag = f"{800000 + os.getpid() % 10000}.5"
-        process = subprocess.Popen(self.sandbox.command(["sh", "-c", f"setsid sleep {tag} & sleep 100"], View()),
+        lease = self.sandbox.run_user()
+        process = subprocess.Popen(self.sandbox.command(["sh", "-c", f"setsid sleep {tag} & sleep 100"], View(),
+                                                        self.enterContext(lease)),
                                    env=self.sandbox.environment(os.environ), start_new_session=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(process.wait)
@@ -251,8 +266,207 @@ class TestSandboxedRuns(SandboxCase):
                          View(writable=(scratch,), cwd=scratch))
         self.assertEqual(result.stdout.split(), [str(scratch), "tmp-ok", "outside-failed"], result.stderr)
         self.assertEqual((scratch / "out.txt").read_text(), "made\n")
-        self.assertEqual((scratch / "out.txt").stat().st_uid, SANDBOX_UID)
-        self.assertEqual((scratch.stat().st_uid, stat.S_IMODE(scratch.stat().st_mode)), (SANDBOX_UID, 0o700))
+        self.assertEqual((scratch / "out.txt").stat().st_uid, self.user.uid)
+        self.assertEqual((scratch.stat().st_uid, scratch.stat().st_gid, stat.S_IMODE(scratch.stat().st_mode)),
+                         (self.user.uid, self.user.gid, 0o700))
+
+    def test_a_fork_bomb_takes_only_its_own_process_slots(self):
+        # A run that forks until fork fails and holds what it started, and beside it an honest run that
+        # forks a few processes, as nvcc does: with a uid per run the honest one succeeds 10 times of 10.
+        # When both runs are one uid (as every run was before), the same honest run fails: the test can fail.
+        limits = Limits(processes=64)
+        honest = ["sh", "-c", "for i in 1 2 3 4 5 6; do sleep 0.01 & done; wait; echo honest-ok"]
+
+        def beside_a_fork_bomb(shared: RunUser | None) -> list[str]:
+            with self.sandbox.run_user() as user:
+                bomb = subprocess.Popen(self.sandbox.command(["sh", "-c", FORK_BOMB], View(), shared or user),
+                                        env=self.sandbox.environment(os.environ), text=True,
+                                        preexec_fn=self.sandbox.preexec(limits), stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+                try:
+                    self.assertEqual(bomb.stdout.readline(), "full\n", "the fork bomb did not fill its slots")
+                    if shared is None:
+                        runs = [self.run_in(honest, limits=limits) for _ in range(10)]
+                    else:
+                        runs = [subprocess.run(self.sandbox.command(honest, View(), shared), capture_output=True,
+                                               text=True, env=self.sandbox.environment(os.environ), timeout=20,
+                                               preexec_fn=self.sandbox.preexec(limits)) for _ in range(10)]
+                    return [run.stdout if run.stdout == "honest-ok\n" else run.stderr.strip() for run in runs]
+                finally:
+                    os.killpg(bomb.pid, signal.SIGKILL)
+                    bomb.wait()
+                    bomb.stdout.close()
+
+        outcomes = beside_a_fork_bomb(None)
+        self.assertEqual(outcomes, ["honest-ok\n"] * 10, "honest runs failed beside a fork bomb")
+        with self.sandbox.run_user() as shared:   # a uid no other run has, given to both runs here
+            self.assertNotIn("honest-ok\n", beside_a_fork_bomb(shared),
+                             "sharing the bomb's uid, the honest run should have found no process slot")
+
+    def test_without_the_uid_range_every_run_is_uid_65534_and_says_why(self):
+        with mock.patch("grader.sandbox.UidPool", side_effect=OSError("no lock folder here")):
+            sandbox = Sandbox.detect(hidden=[REPO])
+        self.assertIn(f"uid {SHARED_UID} for every run (no uid range: no lock folder here)", sandbox.describe())
+        self.assertEqual(self.run_in(["id", "-u"], sandbox=sandbox).stdout, f"{SHARED_UID}\n")
+        # A range setpriv cannot switch to (uid 2^32 - 1 is "no change" to the kernel): the self-test sees it.
+        unusable = UidPool(range(2**32 - 1, 2**32), self.tmp / "locks")
+        with mock.patch("grader.sandbox.UidPool", return_value=unusable):
+            sandbox = Sandbox.detect(hidden=[REPO])
+        self.assertTrue(sandbox.enabled, sandbox.reason)
+        self.assertIn(f"uid {SHARED_UID} for every run (setpriv to uid 4294967295-4294967295 failed:",
+                      sandbox.describe())
+
+    def test_concurrent_runs_have_different_uids(self):
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: self.sh("id -u; sleep 0.3"), range(4)))
+        uids = {int(result.stdout) for result in results}
+        self.assertEqual(len(uids), 4, [result.stderr for result in results])
+        self.assertLessEqual(uids, set(RUN_UIDS))
+        self.assertIn(f"uid per run ({RUN_UIDS.start}-{RUN_UIDS.stop - 1})", self.sandbox.describe())
+
+    def test_an_inherited_descriptor_reaches_the_sandboxed_program(self):
+        # The runner reports to the grader on a pipe handed over with Popen(pass_fds=...): neither
+        # bubblewrap nor setpriv may close it or give it another number.
+        read, write = os.pipe()
+        try:
+            result = self.run_in(["sh", "-c", f"echo report >&{write}; echo out"], pass_fds=(write,))
+        finally:
+            os.close(write)
+        with os.fdopen(read) as pipe:
+            self.assertEqual(pipe.read(), "report\n", result.stderr)
+        self.assertEqual(result.stdout, "out\n")
+
+    def test_denied_libraries_cannot_be_opened_and_the_runtime_can(self):
+        lib, site = self.folder("cuda/lib64"), self.folder("site-packages/nvidia/cublas/lib")
+        for folder, name in ((lib, "libcublas.so.13"), (lib, "libnvrtc.so.13"), (lib, "libcudart.so.13"),
+                             (site, "libcublas.so.12"), (lib, "libcuda.so.1")):
+            (folder / name).write_bytes(b"\x7fELF " + name.encode())
+        (lib / "libcublas.so").symlink_to("libcublas.so.13")
+        (lib / "libcudart.so").symlink_to("libcudart.so.13")
+        (lib / "renamed.so").symlink_to("libnvrtc.so.13")   # a link by another name leads to the masked file
+        sandbox = Sandbox.detect(hidden=[REPO], library_folders=[self.tmp])
+        names = ["cuda/lib64/libcublas.so", "cuda/lib64/libcublas.so.13", "cuda/lib64/renamed.so",
+                 "site-packages/nvidia/cublas/lib/libcublas.so.12", "cuda/lib64/libcudart.so", "cuda/lib64/libcuda.so.1"]
+        script = "; ".join(f"head -c 4 {self.tmp / name} >/dev/null 2>&1 && echo open || echo denied" for name in names)
+        result = self.run_in(["sh", "-c", script], View(read_only=(self.tmp,), etc="minimal"), sandbox=sandbox)
+        self.assertEqual(result.stdout.split(), ["denied"] * 4 + ["open"] * 2, result.stderr)
+        self.assertEqual((lib / "libcublas.so.13").read_bytes()[:4], b"\x7fELF", "the grader still reads it")
+        # This machine's own: a denied library it has cannot be loaded, its CUDA runtime can.
+        python = Path("/usr/bin/python3")
+        runtime = sorted(set(Path("/usr/local/cuda/lib64").glob("libcudart.so.*")) - set(sandbox.denied))[:1]
+        denied = [path for path in sandbox.denied if not path.is_relative_to(self.tmp) and ".so" in path.name][:1]
+        if not python.exists() or not runtime or not denied:
+            self.skipTest("no /usr/bin/python3, CUDA runtime or denied library here to load for real")
+        load = "import ctypes, sys\nfor path in sys.argv[1:]:\n    try:\n        ctypes.CDLL(path); print('loaded')\n" \
+               "    except OSError:\n        print('refused')\n"
+        result = self.run_in([str(python), "-c", load, str(runtime[0]), str(denied[0])], View(etc="minimal"),
+                             sandbox=sandbox)
+        self.assertEqual(result.stdout.split(), ["loaded", "refused"], result.stderr)
+
+    def test_a_minimal_etc_runs_programs_and_shows_no_file_of_the_machine(self):
+        ldd = shutil.which("ldd")
+        if ldd:   # ls is a dynamically linked program: the loader needs its cache
+            self.assertIn("=>", subprocess.run([ldd, shutil.which("ls")], capture_output=True, text=True).stdout)
+        cache = "ldconfig -p | head -n 1" if Path("/sbin/ldconfig").exists() else "echo no-ldconfig"
+        script = (f"/usr/bin/true && echo true-ok; ls / >/dev/null && echo ls-ok; id -un; {cache}; "
+                  "cat /etc/hostname 2>/dev/null || echo no-hostname; ls -A /etc | tr '\\n' ' '; echo; cat /etc/passwd")
+        result = self.sh(script, View(etc="minimal"))
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[:3], ["true-ok", "ls-ok", "sandbox"], result.stderr)
+        if Path("/sbin/ldconfig").exists():
+            host = subprocess.run("ldconfig -p | head -n 1", shell=True, capture_output=True, text=True).stdout
+            self.assertEqual(lines[3], host.strip(), "the loader's cache is not the machine's")
+        self.assertEqual(lines[4], "no-hostname")
+        self.assertLessEqual(set(lines[5].split()), {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group",
+                                                     "nsswitch.conf"})
+        machine = set(Path("/etc/passwd").read_text(encoding="utf-8", errors="replace").splitlines())
+        shown = lines[6:]
+        self.assertTrue(shown and not machine & set(shown), shown)
+        self.assertIn(f"sandbox:x:{self.user.uid}:{self.user.gid}:", "\n".join(shown))
+        if Path("/etc/hostname").is_file():   # the control: the full /etc (a compile's) has it
+            self.assertNotIn("no-hostname", self.sh("cat /etc/hostname 2>/dev/null || echo no-hostname").stdout)
+
+    def test_a_run_of_student_code_sees_no_header_to_compile_a_library_with(self):
+        toolchain = _real_toolchain(self)
+        source = self.tmp / "library.cu"
+        source.write_text("#include <cub/version.cuh>\n#include <stdio.h>\nint main() { return CUB_VERSION > 0; }\n")
+        argv = [toolchain.manifest.nvcc, "-E", "-x", "cu", str(source), "-o", "/dev/null"]
+        control = self.run_in(argv, View(read_only=(source, toolchain._toolkit())), timeout=120)
+        self.assertEqual(control.returncode, 0, "the control (a compile's view) should preprocess it: "
+                         + control.stderr[-500:])
+        run = self.run_in(argv, toolchain._run_view((source,), gpu=False), timeout=120)
+        self.assertNotEqual(run.returncode, 0, "a run of student code could compile CUB")
+        self.assertIn("No such file", run.stderr)
+
+
+class TestSandboxedGpu(SandboxCase):
+    """On a machine with NVIDIA GPUs: a GPU run sees the node of its own GPU alone, and CUDA finds that
+    GPU there (REDUCTION_CHECKER, set by CTest, names the trusted checker); skipped without a GPU."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sandbox = Sandbox.detect(hidden=[REPO])
+        if not cls.sandbox.enabled:
+            raise unittest.SkipTest(f"bubblewrap sandbox unavailable here: {cls.sandbox.reason}")
+        try:
+            listing = subprocess.run(["nvidia-smi", "--query-gpu=pci.bus_id", "--format=csv,noheader"],
+                                     capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            listing = ""
+        cls.bus_ids = [line.strip() for line in listing.splitlines() if line.strip()]
+        if not cls.bus_ids:
+            raise unittest.SkipTest("no NVIDIA GPU here (nvidia-smi lists none)")
+
+    def test_a_gpu_run_sees_only_its_own_device_node(self):
+        for bus_id in self.bus_ids:
+            sandbox = self.sandbox.with_gpu(bus_id)
+            self.assertTrue(sandbox.gpu.isolated, sandbox.gpu.note)
+            own = sandbox.gpu.nodes[0][1].name
+            result = self.run_in(["sh", "-c", "ls /dev | grep nvidia; echo --; ls /proc/driver/nvidia/gpus; echo --; "
+                                  "echo $CUDA_VISIBLE_DEVICES; grep ModifyDeviceFiles /proc/driver/nvidia/params"],
+                                 View(gpu=True, etc="minimal"), sandbox=sandbox)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            nodes, gpus, rest = (part.split() for part in result.stdout.split("--\n"))
+            self.assertEqual(set(nodes) - {"nvidia-uvm-tools"}, {own, "nvidiactl", "nvidia-uvm"}, result.stderr)
+            self.assertEqual([bus_id_key(name) for name in gpus], [bus_id_key(bus_id)])
+            self.assertEqual(rest[0], "0")
+            self.assertEqual(rest[1:], ["ModifyDeviceFiles:", "0"])
+
+    def test_cuda_and_compute_sanitizer_find_the_gpu_in_its_sandbox(self):
+        checker = Path(os.environ.get("REDUCTION_CHECKER", "/nonexistent"))
+        if not checker.is_file():
+            self.skipTest("REDUCTION_CHECKER names no checker (run through ctest -R grader.unit)")
+        trusted = parse_device_check(subprocess.run([str(checker), "device"], capture_output=True, text=True,
+                                                    timeout=120).stdout)
+        self.assertTrue(trusted and trusted.devices > 0 and bus_id_key(trusted.pci_bus_id), trusted)
+        sandbox = self.sandbox.with_gpu(trusted.pci_bus_id, os.environ.get("CUDA_VISIBLE_DEVICES", ""))
+        self.assertTrue(sandbox.gpu.isolated, sandbox.gpu.note)
+        toolchain = _real_toolchain(self)
+        view = toolchain._run_view((checker,), gpu=True)   # what a test run of a GPU lab gets
+        run = self.run_in([str(checker), "device"], view, sandbox=sandbox, timeout=120)
+        seen = parse_device_check(run.stdout)
+        self.assertIsNotNone(seen, run.stderr)
+        self.assertEqual((seen.devices, bus_id_key(seen.pci_bus_id)), (1, bus_id_key(trusted.pci_bus_id)), run.stderr)
+        sanitizer = toolchain.sanitizer_path()
+        if not sanitizer:
+            self.skipTest("compute-sanitizer not found")
+        home = Path(sanitizer).resolve().parent.parent
+        result = self.run_in([sanitizer, "--tool", "memcheck", "--error-exitcode", "99", str(checker), "device"],
+                             toolchain._run_view((checker, home), gpu=True), sandbox=sandbox, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stdout[-2000:] + result.stderr[-2000:])
+        self.assertIn("ERROR SUMMARY: 0 errors", result.stdout + result.stderr)
+
+
+def _real_toolchain(case: unittest.TestCase) -> Toolchain:
+    """A toolchain of this machine's CUDA toolkit (for its views only); the test is skipped without nvcc."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(nvcc).is_file():
+        case.skipTest("no nvcc here (the CUDA toolkit's views need it)")
+    return Toolchain(Manifest(REPO, REPO / "build", None, nvcc, [], []), case.sandbox)
+
+
+# Forks until fork fails (the subshell then dies: dash gives up at once), keeps what it started, says so.
+FORK_BOMB = "(while :; do sleep 100 & done) 2>/dev/null; echo full; exec sleep 100"
 
 
 def _survivors(tag: str) -> list[str]:

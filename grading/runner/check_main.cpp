@@ -9,7 +9,7 @@
 //   reduction_lab_check tests  --plan=PLAN --observed=OUT --reference=REF.so [--cache=FILE] [--token=HEX]
 //   reduction_lab_check timing --plan=PLAN --observed=OUT --reference-dir=DIR [--cache=FILE] [--token=HEX]
 //   reduction_lab_check timing-plan --seed=S --samples=K --warmup=W --call-timeout=S --items=ID,LAB,WHERE,TYPE,N[,MODULE];...
-//   reduction_lab_check device        (whether a CUDA device answers: the grader's own knowledge)
+//   reduction_lab_check device        (the CUDA devices it sees, the first one's name and PCI bus id: the grader's own knowledge)
 // The reports are one JSON object on stdout (grading/grader/checks.py reads them).
 #include "check_tests.hpp"
 #include "check_timing.hpp"
@@ -18,6 +18,8 @@
 
 #include <reduction/device_info.hpp>
 #include <reduction/lab_module.hpp>
+
+#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <fstream>
@@ -141,11 +143,20 @@ int timing_plan_command(const Args& args) {
   return 0;
 }
 
+// The devices this process sees, and the first one's name and PCI bus id: the grader gives the sandbox
+// of a GPU run that GPU's device node alone (grading/grader/gpu_nodes.py), found by its bus id.
 int device_command() {
-  const bool present = cuda_device_available();
-  std::cout << "{\"devices\":" << (present ? 1 : 0) << ",\"name\":"
-            << json_string(present ? query_device_info().name : "") << "}\n";
-  return present ? 0 : 1;
+  int count = 0;
+  if (!cuda_device_available() || cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  std::string name, bus_id;
+  if (count > 0) {
+    name = query_device_info().name;
+    char id[32] = {};
+    if (cudaDeviceGetPCIBusId(id, sizeof id, 0) == cudaSuccess) bus_id = id;  // "" leaves every node bound
+  }
+  std::cout << "{\"devices\":" << count << ",\"name\":" << json_string(name)
+            << ",\"pci_bus_id\":" << json_string(bus_id) << "}\n";
+  return count > 0 ? 0 : 1;
 }
 
 }  // namespace
