@@ -2,7 +2,10 @@
 
 Process-level A B A B A ...: a trusted run of every reference and the baselines (the read roof,
 CUB), then a student's modules in the sandbox, then the trusted run again, which is also the next
-student's "before". Both sides are the same timing worker on the same inputs (the run's seed);
+student's "before". A student is timed in two parts, each with the machine as it needs it (the
+engine's `turn`, gpu_gate.py): the host lab's items with nothing else on the cores or the GPU, then
+the device labs' with nothing else on the GPU. Each part has its own A B A and its own "before" to
+reuse. Both sides are the same timing worker on the same inputs (the run's seed);
 every timed call's result is checked by the trusted checker against rotating buffers with
 rewritten canaries, so a cached or stale result fails. A student's ratio is its median over the
 mean of the reference medians just before and just after it; the ratio of those two is an A/A
@@ -23,6 +26,7 @@ from .records import LabBenchmark
 ROOF_TOLERANCE = 0.97   # a student's median below 97% of the roof's is impossible (the roof's own
                         # spread is under 1%; reference drift between runs was 1.4-2.4%, H200, 2026-11-22)
 BASELINES = ("roof", "cub")
+HOST, DEVICE = "host", "device"   # the parts of a student's timing, in the order they are timed
 
 
 def parse_size(text: str) -> int:
@@ -97,48 +101,68 @@ class ClassTiming:
         self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
         self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
                       for type_ in config["types"] for size in config["sizes"]]
-        self._last: tuple[dict, str] | None = None   # the latest reference run: (by cell, device)
+        self._last: dict[str, tuple[dict, str]] = {}   # per part, the latest reference run: (by cell, device)
         self.problems: list[str] = []
 
-    def forget_last(self) -> None:
-        """The GPU ran other work since the latest reference run: it is no student's "before" any more."""
-        self._last = None
-
-    def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...]):
-        run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu, float(self.config["timeout_s"]),
-                              float(self.config["call_timeout_s"]), self.cache)
+    def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str):
+        # A host part's runs get no GPU, as the host lab's test runs: nothing of it runs on the GPU.
+        run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu and part == DEVICE,
+                              float(self.config["timeout_s"]), float(self.config["call_timeout_s"]), self.cache)
         problems = [run.problem] if run.problem else []
         if run.process.timed_out or run.process.stalled:
             problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
         return run, problems
 
-    def _reference(self, cells: list[Cell]) -> tuple[dict, str, list[str]]:
+    def _plan(self, items: list[str]) -> str:
+        return self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
+                                      float(self.config["call_timeout_s"]))
+
+    def _reference(self, part: str, cells: list[Cell]) -> tuple[dict, str, list[str]]:
         """A trusted run of the references of `cells` and the baselines of their sizes."""
         items, ids = _items(cells, self.manifest.reference_module, True, self.labs)
-        plan = self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
-                                      float(self.config["call_timeout_s"]))
-        run, problems = self._run(plan, False, ())
-        self._last = (_by_cell(run.check, ids), run.check.device if run.check else "")
-        return self._last[0], self._last[1], problems
+        run, problems = self._run(self._plan(items), False, (), part)
+        self._last[part] = (_by_cell(run.check, ids), run.check.device if run.check else "")
+        return self._last[part][0], self._last[part][1], problems
 
-    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str) -> Outcome:
+    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
-        runs; the run before is the previous student's run after, when it timed every lab needed."""
-        cells = [cell for cell in self.cells if cell.lab in {lab.folder for lab in passed}]
+        runs, part by part. `turn(part)` is a context manager that has the machine ready for timing
+        that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
+        turn: only then is the previous student's run after, when it timed every lab needed, this
+        student's run before."""
         outcome = Outcome()
+        wanted = {lab.folder for lab in passed}
+        labs = {lab.folder: lab for lab in passed}
+        cells, before, own, after, devices = [], {}, {}, {}, []
+        for part in (HOST, DEVICE):
+            mine = [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
+            if not mine:
+                continue
+            with turn(part) as quiet:
+                if not quiet:
+                    self._last.pop(part, None)   # other work ran there since: measure a fresh "before"
+                runs = self._time_part(part, mine, labs, modules, outcome)
+            for side, found in zip((before, own, after), runs[:3]):
+                side.update(found)
+            devices += [device for device in runs[3] if device]
+            cells += mine
         if not cells:
             return outcome
-        labs = {lab.folder: lab for lab in passed}
-        covered = self._last is not None and all((c.lab, c.type, c.n) in self._last[0] for c in cells)
-        if covered:
-            before, device = self._last
+        outcome.device = devices[0] if devices else ""
+        _compose(outcome, cells, labs, before, own, after, student, date)
+        return outcome
+
+    def _time_part(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
+                   outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
+        """Before, the student's own, after (by cell) and the devices named, of one part."""
+        last = self._last.get(part)
+        if last is not None and all((c.lab, c.type, c.n) in last[0] for c in cells):
+            before, device = last
         else:
-            before, device, problems = self._reference(cells)
+            before, device, problems = self._reference(part, cells)
             outcome.problems += problems
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
-        plan = self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
-                                      float(self.config["call_timeout_s"]))
-        run, problems = self._run(plan, True, tuple(modules[lab.folder] for lab in passed))
+        run, problems = self._run(self._plan(items), True, tuple(dict.fromkeys(modules[c.lab] for c in cells)), part)
         outcome.problems += problems
         outcome.program_output = program_output(run.process.stdout, run.process.stderr)
         own = _by_cell(run.check, ids)
@@ -146,11 +170,9 @@ class ClassTiming:
             for item in own.values():
                 item.verified = False
                 item.problem = run.check.tampered
-        after, device_after, problems = self._reference(cells)
+        after, device_after, problems = self._reference(part, cells)
         outcome.problems += problems
-        outcome.device = device or device_after
-        _compose(outcome, cells, labs, before, own, after, student, date)
-        return outcome
+        return before, own, after, [device, device_after]
 
 
 def _problem(item: TimedItem) -> str:

@@ -136,8 +136,17 @@ def parse_device_check(text: str) -> DeviceCheck | None:
 # REDUCTION_CHECK's message (common/include/reduction/check.hpp): "file:line: expr failed: cudaErrorX (text)"
 _CUDA_ERROR = re.compile(r"^(?P<file>[\w./ -]{1,300}):(?P<line>\d{1,6}): .{0,400} failed: "
                          r"(?P<name>cuda[A-Za-z]{1,60}) \((?P<text>[A-Za-z0-9 ,.'-]{0,160})\)$", re.DOTALL)
+_CUDA_ERROR_NAME = re.compile(r"^[\w./ -]{1,300}:\d{1,6}: .{0,400} failed: (?P<name>cuda[A-Za-z]{1,60}) \(.{0,200}\)$",
+                              re.DOTALL)
 _NOT_IMPLEMENTED = re.compile(r"^lab \d\d: not implemented yet \(write your code between the STUDENT CODE markers\)$")
 WITHHELD = "its message is not shown: reports quote only what the tools say"
+
+
+def cuda_error_name(message: str) -> str:
+    """The CUDA error a module's message names, when it has the harness's shape ("" otherwise; its
+    text may hold any character: "CUDA-capable device(s) is/are busy or unavailable")."""
+    match = _CUDA_ERROR_NAME.match(message.strip())
+    return match.group("name") if match else ""
 
 
 def quote_module_message(message: str) -> str:

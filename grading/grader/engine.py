@@ -14,8 +14,11 @@ students whose record is complete and signed by this output folder's key, and re
 
 A class is pipelined: a few students are in flight at once ([pipeline] students), their compiles
 share the cores and their test runs share the GPU, while timing runs take the GPU alone, one at a
-time (gpu_gate.py). Each student is claimed while graded (claims.py), so graders sharing OUT (the
-workers of --gpus, the shards of a cluster) never grade one student twice.
+time, and the host lab's timing the cores too (gpu_gate.py). A compile, test or sanitizer run that
+failed for a resource every run shares (resources.py) while another student's runs shared the
+machine (neighbours.py) is run again alone, once, and the retry's outcome is the verdict. Each
+student is claimed while graded (claims.py), so graders sharing OUT (the workers of --gpus, the
+shards of a cluster) never grade one student twice.
 """
 
 from __future__ import annotations
@@ -35,13 +38,15 @@ from pathlib import Path
 from . import benchmark, reports, scoring, signing
 from .claims import Claim
 from .diagnostics import first_error, public_folders, student_diagnostics
+from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
 from .libraries import refusal_detail
-from .gpu_gate import GpuGate
 from .manifest import Lab, Manifest
+from .neighbours import Met, Neighbours
 from .policy import Policy
 from .program_output import program_output
 from .progress import Progress
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
+from .resources import COMPILE, SANITIZER, TEST, ResourceFailure, resource_failure, retry_note
 from .student_paths import record_path, work_folder
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
 from .process import Stopping, stopping
@@ -107,10 +112,15 @@ class Grader:
         self.sanitizer_plans: dict[str, Path] = {}
         self.expectations = Path()
         self.timing: benchmark.ClassTiming | None = None
-        self.gate = GpuGate()
-        self._timing_mark: int | None = None     # the gate's count when the last timing turn ended
+        # Lock order (gpu_gate.py): compile slots, CPU gate, GPU gate, GPU slots.
+        self.cpu_gate = Gate("CPU", CPU_RANK)
+        self.gpu_gate = Gate("GPU", GPU_RANK)
+        self._timing_turns: dict[str, Turn] = {}   # per timing part, its latest turn (benchmark.HOST, DEVICE)
         self._compile_slots = threading.Semaphore(max(1, options.jobs))
         self._gpu_slots = threading.Semaphore(1)  # set from [tests] concurrency in grade_class
+        self.neighbours = Neighbours()            # who ran beside whom, for the runs harmed by a classmate
+        self._alone_seconds: dict[str, float] = {}   # per student, the time its runs again alone took
+        self._alone_lock = threading.Lock()
         self._outputs_lock = threading.Lock()
 
     # ---- class level
@@ -163,7 +173,7 @@ class Grader:
                 return self.grade_student(index, len(students), name, root)
 
         # Students in flight: while one student's timing has the GPU alone, the next ones compile on
-        # the CPU cores and test on the GPU around it (gpu_gate.py).
+        # the CPU cores around it, and test on the GPU around the others (gpu_gate.py).
         with self._pool(self.options.in_flight) as pool:
             futures = {pool.submit(grade, *job): job[1] for job in todo}
             for future in as_completed(futures):
@@ -341,9 +351,20 @@ class Grader:
         def build(entry: LabRecord):
             lab = self._lab(entry.folder)
             module = work / "modules" / lab.module_file
-            with self._compile_slots:   # the cores, shared by every student in flight
-                return entry, module, self.tools.compile(record.student, lab, Path(entry.source), module, timeout,
-                                                         self.policy.refused_libraries(lab))
+
+            def compile_():
+                return self.tools.compile(record.student, lab, Path(entry.source), module, timeout,
+                                          self.policy.refused_libraries(lab))
+
+            # The cores, shared by every student in flight (a slot first, then the gate: gpu_gate.py).
+            with self._compile_slots, self.cpu_gate.shared(), self.neighbours.run(record.student, False) as met:
+                result = compile_()
+            if result.process.returncode != 0 or not module.is_file():
+                failure = resource_failure(COMPILE, result.process)
+                result = self._again_alone(prefix, record.student, entry, "compile", failure, met, False, compile_,
+                                           lambda again: "compiles" if again.process.returncode == 0 and module.is_file()
+                                           else COMPILE_ERROR) or result
+            return entry, module, result
 
         with self._pool(self.options.jobs) as pool:
             for entry, module, run in pool.map(build, todo):
@@ -384,13 +405,53 @@ class Grader:
                 self.say(f"{prefix}  lab {entry.folder}  {MISSING}")
 
     @contextlib.contextmanager
-    def _on_gpu(self, lab: Lab):
-        """A correctness or sanitizer run: alongside others (up to [tests] concurrency), never during a
-        timing run. The host lab needs no GPU and waits for nothing."""
+    def _sharing(self, lab: Lab):
+        """A correctness or sanitizer run, alongside others and never during a timing run or a run
+        alone: a GPU lab's on the GPU (up to [tests] concurrency), the host lab's on the cores, with
+        the compiles (its sandbox has no GPU)."""
         if lab.host:
-            yield
+            with self.cpu_gate.shared():
+                yield
             return
-        with self.gate.shared(), self._gpu_slots:
+        with self.gpu_gate.shared(), self._gpu_slots:
+            yield
+
+    def _again_alone(self, prefix: str, student: str, entry: LabRecord, what: str, failure: ResourceFailure | None,
+                     met: Met, gpu: bool, rerun, outcome):
+        """`rerun()` once more, alone, when the first run (of `what`, on the GPU or not) failed for a
+        shared resource while another student's runs shared it. Returns the retry's result (None: the
+        first run's stands) and says so in the lab's notes; `outcome(result)` names how it ended."""
+        if failure is None or stopping() or not met.shared(failure.gpu_only):
+            return None
+        where = "GPU" if gpu and met.on_gpu else "machine"
+        budget = float(self.policy.section("pipeline")["retry_alone_s"])
+        with self._alone_lock:
+            spent = self._alone_seconds.get(student, 0.0)
+        result = None
+        if spent >= budget:   # a student can make its own runs fail so: retries hold the whole machine
+            then = (f"not run again: this student's runs alone took {spent:.0f} s already "
+                    f"([pipeline] retry_alone_s = {budget:g})")
+        else:
+            with self._alone(student, gpu):
+                started = time.monotonic()
+                try:
+                    result = rerun()
+                finally:
+                    took = time.monotonic() - started
+                    with self._alone_lock:
+                        self._alone_seconds[student] = self._alone_seconds.get(student, 0.0) + took
+            then = f"run again alone: {outcome(result)}"
+        note = retry_note(what, failure, where, then)
+        entry.notes.append(note)
+        self.say(f"{prefix}  lab {entry.folder}  {note}")
+        return result
+
+    @contextlib.contextmanager
+    def _alone(self, student: str, gpu: bool):
+        """No other student's compile, test, sanitizer or timing run at the same time: the CPU gate,
+        then the GPU gate (the lock order), both exclusive; idle on the one the run does not use."""
+        with self.cpu_gate.exclusive(idle=gpu), self.gpu_gate.exclusive(idle=not gpu), \
+                self.neighbours.run(student, gpu):
             yield
 
     def _intact(self, entry: LabRecord) -> bool:
@@ -414,9 +475,22 @@ class Grader:
 
         def run(entry: LabRecord):
             lab = self._lab(entry.folder)
-            with self._on_gpu(lab):
-                return entry, self.tools.run_tests(record.student, lab, Path(entry.module_path), self.plans[lab.folder],
-                                                   self.expectations, float(tests["timeout_s"]), call_timeout)
+
+            def test():
+                return self.tools.run_tests(record.student, lab, Path(entry.module_path), self.plans[lab.folder],
+                                            self.expectations, float(tests["timeout_s"]), call_timeout)
+
+            def verdict(result) -> str:
+                process, check = result
+                return test_verdict(check, process, call_timeout).verdict if check else RUNTIME_ERROR
+
+            with self._sharing(lab), self.neighbours.run(record.student, not lab.host) as met:
+                result = test()
+            if verdict(result) != PASSED and self._intact(entry):
+                failure = resource_failure(TEST, *result)
+                result = self._again_alone(prefix, record.student, entry, "test run", failure, met, not lab.host, test,
+                                           verdict) or result
+            return entry, result
 
         with self._pool(int(tests["concurrency"])) as pool:
             for entry, (process, check) in pool.map(run, todo):
@@ -454,10 +528,23 @@ class Grader:
         def run(job):
             entry, tool = job
             lab = self._lab(entry.folder)
-            with self._on_gpu(lab):
-                return entry, tool, self.tools.run_sanitizer(record.student, lab, tool, Path(entry.module_path),
-                                                             self.sanitizer_plans[lab.folder], float(config["timeout_s"]),
-                                                             float(config["call_timeout_s"]))
+
+            def sanitize():
+                return self.tools.run_sanitizer(record.student, lab, tool, Path(entry.module_path),
+                                                self.sanitizer_plans[lab.folder], float(config["timeout_s"]),
+                                                float(config["call_timeout_s"]))
+
+            def outcome(result) -> str:
+                finding = sanitizer_finding(tool, result)
+                return "clean" if finding.status == "clean" else f"{finding.count} finding(s)"
+
+            with self._sharing(lab), self.neighbours.run(record.student, True) as met:
+                result = sanitize()
+            if outcome(result) != "clean" and self._intact(entry):
+                failure = resource_failure(SANITIZER, result)
+                result = self._again_alone(prefix, record.student, entry, f"{tool} run", failure, met, True, sanitize,
+                                           outcome) or result
+            return entry, tool, result
 
         with self._pool(int(self.policy.section("tests")["concurrency"])) as pool:
             for entry, tool, result in pool.map(run, jobs):
@@ -483,11 +570,8 @@ class Grader:
             return
         self.say(f"{prefix}  timing {', '.join(lab.folder for lab in passed)} (between two reference runs)")
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
-        with self.gate.exclusive() as mark:   # the GPU alone, as in a solo grading
-            if not self.gate.quiet_since(self._timing_mark):
-                self.timing.forget_last()      # the GPU ran other work since: measure a fresh "before"
-            outcome = self.timing.time_student(record.student, passed, modules, record.date)
-            self._timing_mark = mark
+        outcome = self.timing.time_student(record.student, passed, modules, record.date,
+                                           lambda part: self._timing_turn(record.student, part))
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)
@@ -504,6 +588,23 @@ class Grader:
             elif not ratios and not result.note:
                 result.note, result.no_reference = "no reference timing to compare with", True
             record.labs[folder].benchmark = result
+
+    @contextlib.contextmanager
+    def _timing_turn(self, student: str, part: str):
+        """One part of a student's timing, with the machine as a solo grading has it: the host items
+        with nothing else on the cores or the GPU (the CPU gate, then the GPU gate, idle there: the
+        host part's runs have no GPU), the device items with nothing else on the GPU, while other
+        students' compiles go on. Yields whether nothing ran there since this part's last turn."""
+        host = part == benchmark.HOST
+        with contextlib.ExitStack() as stack:
+            if host:
+                turn = stack.enter_context(self.cpu_gate.exclusive())
+                stack.enter_context(self.gpu_gate.exclusive(idle=True))
+            else:
+                turn = stack.enter_context(self.gpu_gate.exclusive())
+            stack.enter_context(self.neighbours.run(student, not host))
+            yield turn.quiet_since(self._timing_turns.get(part))
+            self._timing_turns[part] = turn
 
     def _carry_over(self, record: StudentRecord, earlier: StudentRecord) -> None:
         """Grading some labs (--labs) keeps the other labs of an earlier complete grading."""

@@ -1,64 +1,111 @@
-"""Sharing one GPU between the students graded at the same time.
+"""Sharing the machine between the students graded at the same time: a gate for the CPU cores and
+one for the GPU.
 
-Correctness and sanitizer runs of several students share the GPU (none comes near saturating it);
-a timing run has it alone, as in a solo grading, so a ratio measured while a class is graded means
-what it means for one student. The gate is a readers-writer lock that prefers the writer: once a
-timing run waits, no new test run starts, so timing is never starved by a stream of tests, and the
-students waiting for timing go one after another before the tests resume.
+A gate is a readers-writer lock that prefers the writer. Shared holders run side by side; an
+exclusive holder runs alone. Once an exclusive turn waits, no new shared run starts, so the turn is
+never starved by a stream of shared runs, and the turns waiting go one after another before the
+shared runs resume.
 
-`quiet_since(mark)` tells the timing whether the GPU ran anything else since an earlier exclusive
-turn ended: only then may a reference run measured at the end of that turn serve as the next
-student's "before" (benchmark.ClassTiming), as it does in a solo grading.
+Who holds what (engine.py):
+- the CPU gate, shared: compiles and the host lab's test runs; exclusive: the timing of host items
+  (lab 01) and a run again alone;
+- the GPU gate, shared: GPU test and sanitizer runs (up to [tests] concurrency); exclusive: every
+  timing run and a run again alone.
+So a ratio measured while a class is graded means what it means for one student: the host items are
+timed with nothing else on the cores or the GPU, the device items with nothing else on the GPU while
+other students' compiles go on (they do not move a GPU time, and they keep the class moving).
+
+Lock order: the compile slots, then the CPU gate, then the GPU gate, then the GPU's [tests] slots.
+A thread never waits for one of these while it holds a later one (and never takes a gate it holds
+again), so no two threads can wait for each other. Each gate checks the order of the gates held by
+the calling thread and raises LockOrderError when it is broken.
+
+`quiet_since`: a reference run measured at the end of one timing turn may serve as the next
+student's "before" (benchmark.ClassTiming) only when nothing ran on that gate in between. Every
+shared run counts as work on its gate, and so does an exclusive turn, unless it is `idle` there: it
+holds the gate only to keep others out (the host timing holds the GPU idle: its runs have no GPU).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+from dataclasses import dataclass
+
+CPU_RANK, GPU_RANK = 1, 2   # the lock order: a lower rank is taken first
+_held = threading.local()   # the ranks of the gates the calling thread holds
 
 
-class GpuGate:
-    def __init__(self) -> None:
+class LockOrderError(RuntimeError):
+    """A gate was taken against the lock order: a deadlock waiting to happen (a grader bug)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exclusive turn: the gate's work count when it began and when it had begun."""
+    before: int
+    after: int     # before + 1, or before when the turn is idle on this gate
+
+    def quiet_since(self, earlier: Turn | None) -> bool:
+        """Nothing ran on the gate between the end of `earlier` and this turn."""
+        return earlier is not None and self.before == earlier.after
+
+
+class Gate:
+    def __init__(self, name: str, rank: int) -> None:
+        self.name, self.rank = name, rank
         self._condition = threading.Condition()
         self._sharing = 0           # shared holders now
         self._exclusive = False     # an exclusive holder now
         self._waiting_exclusive = 0
-        self._shared_turns = 0      # shared acquisitions so far (the "something else ran" counter)
+        self._work = 0              # runs on this gate so far: the "something else ran" counter
 
     @contextlib.contextmanager
-    def shared(self):
-        with self._condition:
-            while self._exclusive or self._waiting_exclusive:
-                self._condition.wait()
-            self._sharing += 1
-            self._shared_turns += 1
+    def _ordered(self):
+        held = _held.__dict__.setdefault("ranks", [])
+        if any(rank >= self.rank for rank in held):
+            raise LockOrderError(f"the {self.name} gate taken while holding gates of ranks {held} "
+                                 "(order: CPU gate, then GPU gate; gpu_gate.py)")
+        held.append(self.rank)
         try:
             yield
         finally:
-            with self._condition:
-                self._sharing -= 1
-                self._condition.notify_all()
+            held.remove(self.rank)
 
     @contextlib.contextmanager
-    def exclusive(self):
-        """Yields the shared-turn count at entry: pass it to quiet_since() at the next exclusive turn."""
-        with self._condition:
-            self._waiting_exclusive += 1
-            try:
-                while self._exclusive or self._sharing:
-                    self._condition.wait()
-            finally:
-                self._waiting_exclusive -= 1
-            self._exclusive = True
-            mark = self._shared_turns
-        try:
-            yield mark
-        finally:
+    def shared(self):
+        with self._ordered():
             with self._condition:
-                self._exclusive = False
-                self._condition.notify_all()
+                while self._exclusive or self._waiting_exclusive:
+                    self._condition.wait()
+                self._sharing += 1
+                self._work += 1
+            try:
+                yield
+            finally:
+                with self._condition:
+                    self._sharing -= 1
+                    self._condition.notify_all()
 
-    def quiet_since(self, mark: int | None) -> bool:
-        """No shared run started since `mark` (a count yielded by exclusive())."""
-        with self._condition:
-            return mark is not None and self._shared_turns == mark
+    @contextlib.contextmanager
+    def exclusive(self, idle: bool = False):
+        """Yields the Turn: keep it, and ask the next turn's quiet_since() about it. `idle`: the turn
+        runs nothing on this gate's resource, it only keeps the others out."""
+        with self._ordered():
+            with self._condition:
+                self._waiting_exclusive += 1
+                try:
+                    while self._exclusive or self._sharing:
+                        self._condition.wait()
+                finally:
+                    self._waiting_exclusive -= 1
+                self._exclusive = True
+                before = self._work
+                self._work += 0 if idle else 1
+                turn = Turn(before, self._work)
+            try:
+                yield turn
+            finally:
+                with self._condition:
+                    self._exclusive = False
+                    self._condition.notify_all()

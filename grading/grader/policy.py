@@ -26,7 +26,7 @@ DEFAULTS: dict = {
              "12_any_operator": {"bonus": True}},
     "compile": {"timeout_s": 120.0, "allow_cccl": False, "refuse_cg_collectives": [2, 3, 4, 5, 6, 7, 8, 9, 10]},
     "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
-    "pipeline": {"students": 4},
+    "pipeline": {"students": 4, "retry_alone_s": 600.0},
     "sanitizer": {
         "tools": ["memcheck", "racecheck", "synccheck"],
         "cases": ["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33", "float mixed_sign 65535"],
@@ -119,6 +119,9 @@ class Policy:
         if not (isinstance(labs, list) and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99
                                                for n in labs)):
             raise GraderError("policy: compile.refuse_cg_collectives must be a list of lab numbers, e.g. [2, 3]")
+        retry = self.data["pipeline"]["retry_alone_s"]
+        if isinstance(retry, bool) or not isinstance(retry, (int, float)) or retry < 0:
+            raise GraderError("policy: pipeline.retry_alone_s must be a number of seconds >= 0")
         unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
         if unknown:
             raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
-from grader import cli
+from grader import benchmark, cli
 from grader.engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from grader.policy import Policy
 from grader.records import StudentRecord
@@ -133,16 +133,21 @@ class TestExampleClass(GradingCase):
         self.assertNotIn(("alice", "01_host_sum"), sanitized)
         self.assertIn(("alice", "02_atomic"), sanitized)
 
-    def test_the_benchmark_runs_once_per_student_after_all_tests_on_passing_labs(self):
+    def test_the_benchmark_runs_once_per_part_after_all_tests_on_passing_labs(self):
         kinds = [call[0] for call in self.toolchain.calls]
         for student, _ in students():
             mine = [i for i, call in enumerate(self.toolchain.calls) if call[1] == student]
             bench = [i for i in mine if kinds[i] == "bench"]
-            self.assertEqual(len(bench), 1, student)
-            self.assertEqual(bench[0], max(mine), f"{student}: the benchmark is the last step")
-        dave_bench = next(call for call in self.toolchain.calls if call[0] == "bench" and call[1] == "dave")
-        self.assertNotIn("06_first_add", dave_bench[2])
-        self.assertNotIn("01_host_sum", dave_bench[2])
+            # the host lab's part (lab 01 alone, when it passed), then the device labs' part
+            host = self.expected[student]["01_host_sum"]["verdict"] == "PASSED"
+            self.assertEqual([self.toolchain.calls[i][2] == ("01_host_sum",) for i in bench], [True, False][not host:],
+                             student)
+            self.assertEqual(bench[-1], max(mine), f"{student}: the benchmark is the last step")
+            self.assertGreater(bench[0], max(i for i in mine if kinds[i] != "bench"))
+        dave_bench = [call for call in self.toolchain.calls if call[0] == "bench" and call[1] == "dave"]
+        self.assertEqual(len(dave_bench), 1, "dave's lab 01 is not implemented: no host part")
+        self.assertNotIn("06_first_add", dave_bench[0][2])
+        self.assertNotIn("01_host_sum", dave_bench[0][2])
 
     def test_the_summary_table_marks_bonus_labs(self):
         records = [StudentRecord.from_json(self.record(name)) for name, _ in students()]
@@ -295,12 +300,50 @@ class TestTimings(GradingCase):
         self.assertIn("below the read roof", "\n".join(lab["score"]["notes"]))
         self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"IMPOSSIBLE"})
 
-    def test_reference_runs_bracket_every_student_and_are_fresh_after_other_gpu_work(self):
+    def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
         toolchain = FakeToolchain(self.expected)
         self.grade(toolchain, who={"alice", "bob"})
-        kinds = [call[0] for call in toolchain.calls if call[0] in ("bench", "reference")]
-        # bob's tests ran on the GPU after alice's "after": it is not bob's "before" (gpu_gate.py).
-        self.assertEqual(kinds, ["reference", "bench", "reference", "reference", "bench", "reference"])
+        runs = [(call[0], "host" if call[2] == ("01_host_sum",) else "device") for call in toolchain.calls
+                if call[0] in ("bench", "reference")]
+        # Each part between its own references; bob's compiles ran on the cores after alice's host "after",
+        # and his tests on the GPU after her device "after": neither is bob's "before" (gpu_gate.py).
+        one = [(kind, part) for part in ("host", "device") for kind in ("reference", "bench", "reference")]
+        self.assertEqual(runs, one + one)
+
+
+class TestTimingParts(GradingCase):
+    def test_each_part_reuses_its_reference_run_only_when_nothing_ran_there_since(self):
+        runs = []
+
+        class Recording(FakeToolchain):
+            def time(self, plan_text, work, sandboxed, readable, gpu, *args, **kwargs):
+                part = "host" if ",host," in plan_text else "device"
+                runs.append(("bench" if sandboxed else "reference", part, gpu))
+                return super().time(plan_text, work, sandboxed, readable, gpu, *args, **kwargs)
+
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
+        timing = benchmark.ClassTiming(Recording({}), self.manifest, labs, Policy.load(None).section("benchmark"), 7,
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+        quiet, turns = {"host": True, "device": False}, []
+
+        @contextlib.contextmanager
+        def turn(part):
+            turns.append(part)
+            yield quiet[part]
+
+        outcomes = {}
+        for student in ("amy", "ben"):
+            modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
+            outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
+        self.assertEqual(turns, ["host", "device"] * 2)
+        host, device = [("reference", "host", False), ("bench", "host", False), ("reference", "host", False)], \
+            [("reference", "device", True), ("bench", "device", True), ("reference", "device", True)]
+        # ben's host "before" is amy's host "after" (nothing ran on the cores); the GPU ran other work: fresh
+        self.assertEqual(runs, host + device + host[1:] + device)
+        for student, outcome in outcomes.items():
+            self.assertEqual(sorted(outcome.labs), ["01_host_sum", "02_atomic"], student)
+            self.assertTrue(all(row["ratio_to_ref"] for lab in outcome.labs.values() for row in lab.rows), student)
+            self.assertEqual(outcome.device, "NVIDIA H200 (fake)")
 
 
 class TestLibraryReductions(GradingCase):

@@ -1,0 +1,62 @@
+"""Which other students' runs shared the machine with a run, for the retry of a run harmed by them.
+
+Every sandboxed run of a student (a compile, a test or sanitizer run, a timing turn) is entered here
+while it runs. A run meets every run of another student that is running at some moment of its own
+life: whichever of the two starts second sees the first. "Students in flight > 1" is not enough: a
+student's runs may all fall between a classmate's, and a student's own runs side by side are no
+classmate's doing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Met:
+    """The other students whose runs ran beside one run (complete when the run has ended)."""
+    students: set[str] = field(default_factory=set)       # any run of theirs
+    on_gpu: set[str] = field(default_factory=set)         # a run of theirs on the GPU
+
+    def shared(self, gpu_only: bool) -> bool:
+        """Another student's run shared the resource: the GPU's (`gpu_only`) or the host's."""
+        return bool(self.on_gpu if gpu_only else self.students)
+
+
+@dataclass
+class _Run:
+    student: str
+    gpu: bool
+    met: Met = field(default_factory=Met)
+
+    def meet(self, other: _Run) -> None:
+        self.met.students.add(other.student)
+        if other.gpu:
+            self.met.on_gpu.add(other.student)
+
+
+class Neighbours:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: dict[int, _Run] = {}
+        self._ids = itertools.count()
+
+    @contextlib.contextmanager
+    def run(self, student: str, gpu: bool):
+        """A run of `student` (on the GPU or not) for the time of the block; yields its Met."""
+        me = _Run(student, gpu)
+        with self._lock:
+            key = next(self._ids)
+            for other in self._running.values():
+                if other.student != student:
+                    me.meet(other)
+                    other.meet(me)
+            self._running[key] = me
+        try:
+            yield me.met
+        finally:
+            with self._lock:
+                del self._running[key]
