@@ -47,6 +47,10 @@ trap finish EXIT
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader | tee "$logs/gpu.txt"
 py=$(command -v python3)
+# Before the tests: grader.unit runs the sandbox for real, and a release's bootstrap wants bwrap.
+if ! command -v bwrap >/dev/null; then
+  for deb in "$here"/.debs/bubblewrap*.deb; do [ -f "$deb" ] && dpkg -x "$deb" / && note "bubblewrap from $(basename "$deb")"; done
+fi
 step configure configure.log cmake --preset solutions -DREDUCTION_PYTHON="$py" || exit 1
 step build build.log cmake --build --preset solutions -j 16 || exit 1
 if wants test; then  # and which tests were skipped, each with its reason (tools/skip_summary.sh)
@@ -80,9 +84,6 @@ if wants beyond; then  # issue 13's tables: lab 11 against CUB, lab 12's operato
     --labs 10 --sizes 2^16,2^20,2^24,2^28 --types float,int
   sed -n '/^who/,$p' "$logs/beyond-dp.log" >>"$summary"
 fi
-if ! command -v bwrap >/dev/null; then
-  for deb in "$here"/.debs/bubblewrap*.deb; do [ -f "$deb" ] && dpkg -x "$deb" / && note "bubblewrap from $(basename "$deb")"; done
-fi
 for class in grade attacks; do  # stage "grade" grades the example class
   wants $class || continue
   kind=$([ $class = grade ] && echo example || echo attacks)
@@ -90,6 +91,9 @@ for class in grade attacks; do  # stage "grade" grades the example class
   step "grade $kind class" "grade-$kind.log" timeout "${GRADE_TIMEOUT:-900}" bash examples/grade_class.sh "$kind" "$build"
   note "grading the $kind class took $((SECONDS - t0)) s for $(ls -d "$build/classes/$kind"/*/ | wc -l) folders"
   grep -E "total .* \(compile" "$logs/grade-$kind.log" | sed -E 's/^\[student [0-9/]+\] //' >>"$logs/steps-$kind.txt"
+  grep -m1 "^inputs:" "$logs/grade-$kind.log" >>"$summary"
+  grep -ho "the first [a-z ]* failed for a resource ([^)]*)[^;]*; run again alone: [A-Za-z_]*" \
+    "$build/grading-$kind"/students/*.json | sort | uniq -c >>"$summary"
   sed -n '/^student  /,/^P passed/p' "$logs/grade-$kind.log" >>"$summary"
   sed -n '/^Failed checks:/,/checks hold/p' "$logs/grade-$kind.log" | head -n 30 >>"$summary"
   grep -E "checks hold" "$logs/grade-$kind.log" | tail -n 1 >>"$summary"

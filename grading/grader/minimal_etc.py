@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LOADER_FILES = ("ld.so.cache", "ld.so.conf")
+# /etc/alternatives holds symbolic links only (Debian's update-alternatives): links of the system
+# folders lead through it (/usr/local/cuda -> /etc/alternatives/cuda where the toolkit came from
+# packages, /usr/bin/cc), and without it they dangle: compute-sanitizer run by that path could
+# not start (exit 127, seen on an H100 machine, 2026-11-25).
 MAX_INCLUDE_DEPTH = 4   # ld.so.conf may include files that include files
 NO_SHELL = "/usr/sbin/nologin"
 
@@ -32,6 +36,8 @@ class MinimalEtc:
         """The loader's files of `etc`, and (when `generated` is a folder to write them into) the
         made-up passwd, group and nsswitch.conf naming `uids`."""
         files = list(loader_files(etc))
+        if (etc / "alternatives").is_dir():   # links only: /usr/local/cuda and /usr/bin/cc lead through it
+            files.append((etc / "alternatives", Path("/etc/alternatives")))
         if generated is not None:
             files += [(path, Path("/etc") / path.name) for path in write_user_database(generated, uids)]
         return cls(tuple(files))

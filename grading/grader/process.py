@@ -116,6 +116,23 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+def timing_core() -> int:
+    """The core a host lab is timed on: the last one this grader may use (the same for every run)."""
+    return max(os.sched_getaffinity(0))
+
+
+def pinned(preexec, cpu: int | None):
+    """`preexec` (for Popen) that first keeps the child, and all it starts, on core `cpu` (None: anywhere)."""
+    if cpu is None:
+        return preexec
+
+    def pin_then_preexec() -> None:
+        os.sched_setaffinity(0, {cpu})
+        if preexec:
+            preexec()
+    return pin_then_preexec
+
+
 class _Report:
     """What arrived on a channel so far, as a transcript (contract.json "transcript"): each line
     prefixed by when it arrived, in microseconds since the run started, and a space."""

@@ -25,7 +25,7 @@ from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
 from .manifest import Lab, Manifest
-from .process import Channel, run_process
+from .process import Channel, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
 from .verdicts import ProcessResult
 
@@ -133,11 +133,11 @@ class Toolchain:
         return run_process(argv, timeout)
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
-                   channel: Channel | None = None) -> ProcessResult:
+                   channel: Channel | None = None, cpu: int | None = None) -> ProcessResult:
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
         with self.sandbox.run_user() as user:   # a uid of its own for this run, released when it ended
             return run_process(self.sandbox.command(argv, view, user), timeout, env=env,
-                               cwd=view.cwd, preexec=self.sandbox.preexec(self.limits), stall_s=stall_s,
+                               cwd=view.cwd, preexec=pinned(self.sandbox.preexec(self.limits), cpu), stall_s=stall_s,
                                output_limit=self.limits.file_bytes, channel=channel)
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
@@ -286,9 +286,10 @@ class Toolchain:
 
     def run_sanitizer(self, student: str, lab: Lab, tool: str, module: Path, plan: Path, timeout: float,
                       call_timeout: float) -> ProcessResult:
-        argv = [self.sanitizer_path() or "compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
-                *self._observe_argv(lab, module, plan, call_timeout)]
-        sanitizer_home = Path(self.sanitizer_path() or self._toolkit()).resolve().parent.parent
+        # The real path: the one found on PATH may lead through links the run's view lacks (minimal_etc.py).
+        sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
+        argv = [str(sanitizer), "--tool", tool, "--error-exitcode", "99", *self._observe_argv(lab, module, plan, call_timeout)]
+        sanitizer_home = sanitizer.parent.parent
         return self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout)
 
     def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
@@ -299,14 +300,17 @@ class Toolchain:
         plan = Path(tempfile.mkstemp(dir=work, prefix="timing-", suffix=".plan")[1])
         plan.write_text(plan_text, encoding="utf-8")
         os.chmod(plan, 0o644)
+        # A host lab's timing (a run without the GPU) stays on one core, the same for the references and
+        # the student: no migration between cores in the middle of a timed loop.
+        cpu = None if gpu else timing_core()
         with Channel() as channel:
             if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
                 argv = [str(self.manifest.student_worker), f"--plan={plan}", *channel.argv()]
                 view = self._run_view((self.manifest.student_worker, plan, *readable), gpu)
-                run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel)
+                run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu)
             else:
                 argv = [str(self.manifest.time_worker), f"--plan={plan}", *channel.argv()]
-                run = run_process(argv, timeout, stall_s=call_timeout + 30, channel=channel)
+                run = run_process(argv, timeout, stall_s=call_timeout + 30, channel=channel, preexec=pinned(None, cpu))
         checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
                               *([f"--cache={cache}"] if cache else []))
         plan.unlink()

@@ -138,6 +138,8 @@ class SanitizerFinding:
 _REPORT_LINE = re.compile(r"^(Invalid|Error|Race|Barrier|Warning|Uninitialized|Program hit|Address|at |and |by thread|"
                           r"Saved host backtrace|Host Frame|Device Frame|Access|Read|Write|Divergent|Unused)")
 _PRINTABLE = re.compile(r"[^\x20-\x7e]")
+# Why a sanitizer run did not start, in the loader's or setpriv's words (a grader problem to see at once).
+_START_FAILURE = re.compile(r"error while loading shared libraries: [^\n]{1,120}|setpriv: failed to execute [^\n]{1,120}")
 
 
 def sanitizer_finding(tool: str, result: ProcessResult, report_lines: int = 12) -> SanitizerFinding:
@@ -165,7 +167,9 @@ def sanitizer_finding(tool: str, result: ProcessResult, report_lines: int = 12) 
     if errors or warnings:  # racecheck's warnings too: the volatile-only last warp is one (lab 07's lesson)
         return SanitizerFinding(tool, "hazards", (errors or 0) + (warnings or 0), warnings or 0, report[:report_lines])
     if errors is None or result.returncode not in (0, SANITIZER_ERROR_EXIT):
+        cause = _START_FAILURE.search(text) if errors is None else None
         return SanitizerFinding(tool, "incomplete", 1, warnings or 0, report[:report_lines],
                                 note=f"compute-sanitizer ended with status {result.returncode} and no clean "
-                                     "summary: counted as a finding")
+                                     "summary: counted as a finding"
+                                     + (f" ({_PRINTABLE.sub('?', cause.group(0))[:160]})" if cause else ""))
     return SanitizerFinding(tool, "clean", 0, warnings or 0, report[:report_lines])

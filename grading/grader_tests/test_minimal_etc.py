@@ -60,6 +60,15 @@ class TestMinimalEtc(unittest.TestCase):
         etc = MinimalEtc.build(folder, [65000])
         self.assertIn((folder / "passwd", Path("/etc/passwd")), etc.files)
 
+    def test_the_alternatives_links_come_along(self):
+        # /usr/local/cuda -> /etc/alternatives/cuda -> /usr/local/cuda-13.0 on a toolkit from packages:
+        # without the folder, compute-sanitizer run by that path did not start (exit 127).
+        (self.etc / "alternatives" / "cuda").symlink_to("/usr/local/cuda-13.0")
+        etc = MinimalEtc.build(None, [], self.etc)
+        self.assertIn((self.etc / "alternatives", Path("/etc/alternatives")), etc.files)
+        shutil.rmtree(self.etc / "alternatives")
+        self.assertEqual(MinimalEtc.build(None, [], self.etc).files, ())
+
 
 if __name__ == "__main__":
     unittest.main()

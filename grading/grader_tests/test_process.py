@@ -8,7 +8,7 @@ import unittest
 
 from grader import process
 from grader.contract import REPORT_FD_FLAG, TOKEN_FD_FLAG
-from grader.process import Channel, run_process
+from grader.process import Channel, pinned, run_process, timing_core
 
 # A stand-in for the runner: reads its token from --token-fd, then does what `body` says with
 # `report(text)` (a line on the channel with the token) and `banner(text)` (the program's stdout).
@@ -93,6 +93,21 @@ class TestChannel(unittest.TestCase):
         with Channel() as channel:
             runner("report('x')", channel)
         self.assertEqual(set(os.listdir("/proc/self/fd")), before)
+
+
+class TestPinned(unittest.TestCase):
+    def test_a_pinned_run_and_what_it_starts_stay_on_one_core(self):
+        code = "import os, subprocess; print(sorted(os.sched_getaffinity(0))); " \
+               "subprocess.run(['python3', '-c', 'import os; print(sorted(os.sched_getaffinity(0)))'])"
+        result = run_process([sys.executable, "-c", code], 20, preexec=pinned(None, timing_core()))
+        self.assertEqual(result.stdout.split(), [f"[{timing_core()}]"] * 2)
+        self.assertIn(timing_core(), os.sched_getaffinity(0))
+
+    def test_the_other_preexec_still_runs(self):
+        result = run_process([sys.executable, "-c", "import os; print(os.getpgrp() == os.getpid())"], 20,
+                             preexec=pinned(lambda: os.environ.__setitem__("X", "1"), timing_core()))
+        self.assertEqual(result.returncode, 0)
+        self.assertIs(pinned(None, None), None)
 
 
 if __name__ == "__main__":

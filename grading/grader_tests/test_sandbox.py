@@ -377,7 +377,7 @@ class TestSandboxedRuns(SandboxCase):
             host = subprocess.run("ldconfig -p | head -n 1", shell=True, capture_output=True, text=True).stdout
             self.assertEqual(lines[3], host.strip(), "the loader's cache is not the machine's")
         self.assertEqual(lines[4], "no-hostname")
-        self.assertLessEqual(set(lines[5].split()), {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group",
+        self.assertLessEqual(set(lines[5].split()), {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group",
                                                      "nsswitch.conf"})
         machine = set(Path("/etc/passwd").read_text(encoding="utf-8", errors="replace").splitlines())
         shown = lines[6:]

@@ -111,6 +111,15 @@ class TestCheckReports(unittest.TestCase):
 
 
 class TestSanitizerFindings(unittest.TestCase):
+    def test_a_sanitizer_that_did_not_start_says_why(self):
+        stderr = ("/usr/local/cuda-13.0/compute-sanitizer/compute-sanitizer: error while loading shared libraries: "
+                  "libfoo.so.1: cannot open shared object file: No such file or directory\n")
+        finding = sanitizer_finding("memcheck", ProcessResult(127, "", stderr))
+        self.assertEqual((finding.status, finding.count), ("incomplete", 1))
+        self.assertIn("status 127", finding.note)
+        self.assertIn("error while loading shared libraries: libfoo.so.1", finding.note)
+        self.assertNotIn("(", sanitizer_finding("memcheck", ProcessResult(127, "", "")).note.split("finding")[1])
+
     def test_racecheck_hazards_are_counted_with_the_first_report_lines(self):
         finding = sanitizer_finding("racecheck", fixture("racecheck_hazard"))
         self.assertEqual((finding.status, finding.count), ("hazards", 2))

@@ -23,10 +23,15 @@ std::set<std::string> token_candidates() {
   std::ifstream maps("/proc/self/maps");
   const int mem = open("/proc/self/mem", O_RDONLY);
   for (std::string line; mem >= 0 && std::getline(maps, line) && found.size() < 16;) {
-    unsigned long begin = 0, end = 0;
+    unsigned long begin = 0, end = 0, inode = 0;
     char perms[8] = "";
-    if (std::sscanf(line.c_str(), "%lx-%lx %7s", &begin, &end, perms) != 3 || perms[0] != 'r' || perms[1] != 'w') continue;
-    if (end - begin > (64ul << 20)) continue;
+    int path_at = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx %7s %*s %*s %lu %n", &begin, &end, perms, &inode, &path_at) < 4 ||
+        perms[0] != 'r' || perms[1] != 'w')
+      continue;
+    const std::string path = path_at > 0 ? line.substr(path_at) : "";
+    // The heap and anonymous memory only (not the driver's device mappings, slow or unreadable).
+    if (inode != 0 || (!path.empty() && path != "[heap]") || end - begin > (16ul << 20)) continue;
     std::vector<char> bytes(end - begin);
     if (pread(mem, bytes.data(), bytes.size(), static_cast<off_t>(begin)) <= 0) continue;
     std::size_t run = 0;
