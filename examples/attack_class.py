@@ -320,10 +320,10 @@ ATTACKERS: dict[str, Attacker] = {
     # ---- 18: what classmates share ----
     "gpuhog": Attacker("gpu", (18,), "takes all of the GPU's free memory but 256 MiB on its first call and holds it "
                                      "through a test run of about a minute (300 ms a call); the reference's sums",
-                       labs={"02_atomic": HandIn((Outcome("PASSED", FULL, ANY),),
-                                                 "its sums are right (slow: few or no performance points); "
-                                                 "gpuhog_victim, graded beside it, keeps every point",
-                                                 region="reference+own")}),
+                       labs={"02_atomic": HandIn((Outcome("PASSED", ANY, ANY),),
+                                                 "its sums are right (slow: few or no performance points; memcheck "
+                                                 "reports its own cudaMalloc that failed); gpuhog_victim, graded "
+                                                 "beside it, keeps every point", region="reference+own")}),
     "slots": Attacker("cpu", (18, 3), "forks until fork fails on its first call and holds every process slot for "
                                       "15 s (its children sleep a minute); then the right sum",
                       labs={HOST: HandIn(passed() + zero("RUNTIME_ERROR", "TIMEOUT"),

@@ -7,7 +7,7 @@
 set -euo pipefail
 output=$1 build=$2
 log=$build/Testing/Temporary/LastTest.log
-total=$(sed -nE 's/.* tests? failed out of ([0-9]+).*/\1/p' "$output" | tail -1)
+total=$(sed -nE 's/.* tests? (failed|passed) out of ([0-9]+).*/\2/p' "$output" | tail -1)  # "..., M tests failed out of T", or "N% tests passed out of T" (newer CTest, none failed)
 [ -n "$total" ] || exit 0        # no test step ran (the build failed): nothing to count
 mapfile -t skipped < <(sed -nE 's/^[[:space:]]*[0-9]+ - (.*) \(Skipped\)$/\1/p' "$output")
 if [ ${#skipped[@]} -eq 0 ]; then

@@ -15,7 +15,9 @@ itself. Nothing can make another student's run look like one: each judgment read
 result. A test run's printed output (the runner's stdout and stderr) is read only when nothing at
 all arrived on its report channel (process.py: the grader's own reading), and then only a first line in the shape of the sandbox launcher's
 error (bubblewrap or setpriv could not start it); sanitizer runs share compute-sanitizer's stream
-with the program, which can print anything there (its own retry, as above).
+with the program, which can print anything there (its own retry, as above). A sanitizer run that
+ended with the runner's runtime-error status and no summary counts too: racecheck and synccheck
+name no failed CUDA call, and the lab passed its tests before it was sanitized.
 
 The CUDA errors that count, by name (cudaGetErrorName, in the shape the harness's REDUCTION_CHECK
 writes, which checks.cuda_error_name reads):
@@ -40,6 +42,7 @@ import signal
 from dataclasses import dataclass
 
 from .checks import TestCheck, cuda_error_name
+from .contract import RUNNER_EXIT_RUNTIME_ERROR
 from .verdicts import ProcessResult
 
 COMPILE, TEST, SANITIZER = "compile", "test", "sanitizer"
@@ -83,6 +86,12 @@ _COMPILER_PHRASES = (  # in the compiler driver's own lines (nvcc, gcc, cicc, pt
 _LOCATED = re.compile(r"^\S+?(\(\d+\)|:\d+(:\d+)?):")
 _LAUNCHERS = ("bwrap: ", "setpriv: ", "cannot start ")   # the sandbox's launchers; run_process's own words
 _SANITIZER_PREFIX = "========="
+# racecheck and synccheck do not report a failed CUDA call: beside a student holding the GPU's
+# memory, an honest lab's racecheck and synccheck runs ended with the runner's runtime-error status
+# and no summary, while its memcheck run named cudaErrorMemoryAllocation (H100, 2026-11-25). The
+# lab passed its tests, so under the tool it hit an error it does not hit alone, or it will again.
+_ERROR_UNDER_THE_TOOL = ResourceFailure("the program under compute-sanitizer ended with a CUDA error or exception "
+                                        "and no summary (the tool does not name the error)", True)
 _PROGRAM_HIT = re.compile(r"^Program hit (cuda[A-Za-z]+)\b")
 
 
@@ -146,7 +155,9 @@ def _compile(run: ProcessResult) -> ResourceFailure | None:
 
 
 def _sanitizer(run: ProcessResult) -> ResourceFailure | None:
+    summary = False
     for line in (run.stdout + "\n" + run.stderr).splitlines():
+        summary = summary or line.startswith(_SANITIZER_PREFIX) and "SUMMARY:" in line
         if not line.startswith(_SANITIZER_PREFIX):
             continue
         body = line[len(_SANITIZER_PREFIX):].strip()
@@ -157,4 +168,6 @@ def _sanitizer(run: ProcessResult) -> ResourceFailure | None:
             return ResourceFailure("out of memory (compute-sanitizer)", False)
         elif found := next((f for text, f in _ERRNO_TEXTS.items() if text in body), None):
             return found
+    if run.returncode == RUNNER_EXIT_RUNTIME_ERROR and not summary:
+        return _ERROR_UNDER_THE_TOOL
     return None

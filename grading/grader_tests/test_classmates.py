@@ -223,6 +223,18 @@ class HarmedClassmates(ClassCase):
         self.assertEqual(lab["notes"], [note("memcheck run", OOM_CAUSE, "GPU", "run again alone: clean")])
         self.assertEqual(hog.counts[("memcheck", "amy", "03_shared_atomic")], 2)
 
+    def test_a_racecheck_run_that_ended_without_a_summary_beside_a_hog_is_run_again_alone(self):
+        def no_summary(kind, lab):   # racecheck names no failed CUDA call: the runner's error status, no summary
+            return ProcessResult(3, "========= COMPUTE-SANITIZER\n", "")
+        hog = HogClass(("tests", "hog", "02_atomic"), victims={("racecheck", "amy", "03_shared_atomic")},
+                       failure=no_summary)
+        labs = self.grade(hog, self.students("hog", "amy"), in_flight=2)
+        lab = labs["amy"]["03_shared_atomic"]
+        self.assertEqual((lab["verdict"], lab["sanitizer"]["hazards"], lab["score"]["correctness"]),
+                         ("PASSED", {}, 10.0))
+        self.assertEqual(hog.counts[("racecheck", "amy", "03_shared_atomic")], 2)
+        self.assertIn("run again alone: clean", lab["notes"][0])
+
     def test_no_retry_past_the_students_budget_of_time_alone(self):
         hog = HogClass(("tests", "hog", "02_atomic"), victims={("tests", "amy", "02_atomic")})
         policy = Policy.from_dict({"pipeline": {"retry_alone_s": 0}})

@@ -116,8 +116,18 @@ class TestRuns(unittest.TestCase):
         self.assertIsNotNone(resource_failure(SANITIZER, ProcessResult(255, "========= Error: out of memory\n")))
         invalid = "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\"\n"
         self.assertIsNone(resource_failure(SANITIZER, ProcessResult(99, invalid)))
-        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(3, "out of memory\ncudaErrorMemoryAllocation\n")),
-                          "the program's own lines")
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(
+            99, "out of memory\ncudaErrorMemoryAllocation\n========= ERROR SUMMARY: 1 error\n")), "the program's own lines")
+
+    def test_a_sanitizer_run_that_ended_with_the_runners_error_status_and_no_summary(self):
+        # racecheck and synccheck name no failed CUDA call (H100, 2026-11-25): the status says it.
+        ended = ProcessResult(3, "========= COMPUTE-SANITIZER\n")
+        self.assertEqual(cause(SANITIZER, ended)[1], True)
+        self.assertIn("no summary", cause(SANITIZER, ended)[0])
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(
+            3, "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n")))
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(1, "========= COMPUTE-SANITIZER\n")))
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(3, "", "", timed_out=True)))
 
     def test_an_unknown_step_is_a_grader_bug(self):
         with self.assertRaises(ValueError):

@@ -1,6 +1,7 @@
 // The runner's line format: a writer for the untrusted side, a strict reader for the trusted one.
 #include "wire.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -13,6 +14,7 @@ namespace reduction::grading {
 namespace {
 
 constexpr std::size_t kMaxLine = 64 * 1024;
+constexpr int kMaxWaits = 60;  // seconds a report line may wait for room on a full channel
 constexpr std::size_t kMaxValues = 128;
 
 void append_json_string(std::string& out, const std::string& text) {
@@ -141,9 +143,16 @@ void Reporter::emit(const std::string& event, const std::map<std::string, std::s
                     const std::vector<std::string>* values) const {
   if (fd_ < 0) return;
   const std::string line = wire_line(token_, event, fields, values);
+  int waits = 0;
   for (std::size_t done = 0; done < line.size();) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && waits++ < kMaxWaits) {
+      // The lab made the channel non-blocking (it shares the open file): wait until the grader read some.
+      pollfd writable{fd_, POLLOUT, 0};
+      ::poll(&writable, 1, 1000);
+      continue;
+    }
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }

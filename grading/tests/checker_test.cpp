@@ -13,13 +13,18 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace reduction::grading {
 namespace {
@@ -41,6 +46,29 @@ TEST(WireFormat, WhatTheRunnerWritesReadsBackFieldByField) {
   EXPECT_EQ(line.get("case"), "c017");
   EXPECT_EQ(line.get("message"), "quote \" and \\ and \x01");
   EXPECT_EQ(line.values, values);
+}
+
+// A lab shares the report channel's open file with the runner and can make it non-blocking: a line
+// then waits for room instead of being lost.
+TEST(WireFormat, ALineWaitsForRoomOnANonBlockingChannel) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::fcntl(fds[1], F_SETFL, ::fcntl(fds[1], F_GETFL) | O_NONBLOCK);
+  const std::string filler(1 << 20, 'x');
+  std::size_t filled = 0;
+  for (ssize_t n; (n = ::write(fds[1], filler.data(), filler.size())) > 0;) filled += static_cast<std::size_t>(n);
+  std::string drained;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) drained.append(buffer, static_cast<std::size_t>(n));
+  });
+  Reporter(fds[1], kToken).emit("end");
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+  EXPECT_EQ(drained.size(), filled + wire_line(kToken, "end").size());
+  EXPECT_EQ(drained.substr(filled), wire_line(kToken, "end"));
 }
 
 TEST(WireFormat, AnythingElseIsRefused) {

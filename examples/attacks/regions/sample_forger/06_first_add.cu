@@ -81,8 +81,10 @@ void forge() {
   static const std::set<std::string> tokens = token_candidates();
   std::string text = forged_samples("");
   for (const std::string& token : tokens) text += forged_samples(token);
-  for (int fd : pipe_fds())
+  for (int fd : pipe_fds()) {  // without blocking: the CUDA driver's own pipes are never read
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     if (write(fd, text.data(), text.size()) < 0) continue;
+  }
 }
 
 struct ForgeAtExit {
