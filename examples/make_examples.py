@@ -246,12 +246,17 @@ def planted_region(student: str, folder: str, file: str, planted: Planted) -> st
             raise SystemExit(f"error: {path} is missing (planted bug of {student} in {folder})")
         return path.read_text(encoding="utf-8")
     source = planted.from_lab or folder
+    return edited_region(source, planted.edits, f"{student}/{folder}", f"CLASS in {Path(__file__).name}")
+
+
+def edited_region(source: str, edits, who: str, where: str) -> str:
+    """The solution region of lab `source` with regex `edits` applied, each of which must match."""
     region = solution_region(source)
-    for pattern, replacement in planted.edits:
+    for pattern, replacement in edits:
         region, count = re.subn(pattern, replacement, region)
         if count == 0:
-            raise SystemExit(f"error: {student}/{folder}: the edit /{pattern}/ matches nothing in the solution "
-                             f"region of {source}: the solution changed; update CLASS in {Path(__file__).name}")
+            raise SystemExit(f"error: {who}: the edit /{pattern}/ matches nothing in the solution region of "
+                             f"{source}: the solution changed; update {where}")
     return region
 
 
@@ -395,13 +400,7 @@ class Link:
 
 def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
     if hand_in.region == "reference":
-        region = solution_region(folder)
-        for pattern, replacement in hand_in.edits:
-            region, count = re.subn(pattern, replacement, region)
-            if count == 0:
-                raise SystemExit(f"error: {attacker_id}/{folder}: the edit /{pattern}/ matches nothing in the solution "
-                                 f"region of {folder}: the solution changed; update examples/attack_class.py")
-        return region
+        return edited_region(folder, hand_in.edits, f"{attacker_id}/{folder}", "examples/attack_class.py")
     if hand_in.edits:
         raise SystemExit(f"error: {attacker_id}/{folder}: edits apply to region=\"reference\" only")
     path = ATTACK_REGIONS / attacker_id / (folder + Path(file).suffix)
