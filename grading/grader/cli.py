@@ -21,6 +21,7 @@ from .reports import summary_table
 from .process import kill_all
 from .sandbox import Limits, Sandbox
 from .toolchain import Toolchain
+from .toolkit import toolkit_of
 from .verdicts import NOT_RUN, PASSED
 from .workers import list_gpus, run_workers
 
@@ -266,7 +267,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             limits = policy.section("sandbox")
             large = options.large or policy.section("tests")["large"]
             # The CUDA toolkit's libraries are looked for too, wherever it is (outside /usr and /opt, say).
-            toolkit = [Path(manifest.nvcc).resolve().parent.parent] if manifest.nvcc else []
+            toolkit = [toolkit_of(manifest.nvcc).root] if manifest.nvcc else []
             toolchain = Toolchain(manifest, Sandbox.detect((Path(p).resolve() for p in hidden), toolkit),
                                   Limits(file_bytes=int(limits["output_mib"]) << 20, processes=int(limits["processes"]),
                                          memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30),

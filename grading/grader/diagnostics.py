@@ -21,6 +21,8 @@ import shutil
 from pathlib import Path
 from typing import Iterable
 
+from .toolkit import toolkit_of
+
 # nvcc's front end: "path(12): error: ..."; the host compiler: "path:12:5: error: ...", "path:12:5:   required
 # from ...", "path: In function 'f':"; the chain before a diagnostic: "In file included from path:12," then
 # "                 from path:3:".
@@ -38,11 +40,10 @@ HOST_HEADERS = ("/usr/include", "/usr/lib/gcc")   # the host compiler's standard
 def public_folders(nvcc: str, include_dirs: Iterable[str]) -> tuple[Path, ...]:
     """The folders whose files a report may quote, resolved: the toolkit's include folders (of the
     nvcc that compiles), the harness include dirs and the host compiler's standard headers."""
-    found = shutil.which(nvcc) if not os.path.isabs(nvcc) else nvcc
     folders = list(HOST_HEADERS) + list(include_dirs)
-    if found:
-        toolkit = Path(os.path.realpath(found)).parent.parent
-        folders += [toolkit / "include", *sorted((toolkit / "targets").glob("*/include"))]
+    if os.path.isabs(nvcc) or shutil.which(nvcc):
+        toolkit = toolkit_of(nvcc)   # where nvcc says it is: the nvcc on PATH may be a wrapper script
+        folders += [toolkit.root / "include", *sorted((toolkit.root / "targets").glob("*/include")), *toolkit.include_dirs]
     return tuple(dict.fromkeys(Path(os.path.realpath(folder)) for folder in folders))
 
 

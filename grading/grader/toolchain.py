@@ -27,6 +27,7 @@ from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, pars
 from .manifest import Lab, Manifest
 from .process import Channel, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
+from .toolkit import toolkit_of
 from .verdicts import ProcessResult
 
 TRUSTED_TIMEOUT_S = 600.0
@@ -149,7 +150,7 @@ class Toolchain:
                                   f"--token={run.token}", *args])
 
     def _toolkit(self) -> Path:
-        return Path(self.manifest.nvcc).resolve().parent.parent
+        return toolkit_of(self.manifest.nvcc).root   # nvcc's own word: the nvcc on PATH may be a wrapper script
 
     def _compile_view(self, source: Path, scratch: Path, hidden: tuple[Path, ...]) -> View:
         return View(read_only=(source.resolve(), *map(Path, self.manifest.include_dirs), self._toolkit()),
@@ -164,8 +165,8 @@ class Toolchain:
             return self._libraries
 
     def _probe_libraries(self) -> tuple[Path, ...]:
-        cccl = self._toolkit() / "include" / "cccl"
-        known = (cccl / CUB.top, cccl / THRUST.top)
+        known = tuple(folder / library.top for folder in toolkit_of(self.manifest.nvcc).include_dirs
+                      for library in (CUB, THRUST))
         if not self.sandbox.enabled:   # nothing can be hidden from an unsandboxed compile anyway
             return known
         with tempfile.TemporaryDirectory(prefix="reduction-cccl-probe-") as folder:
