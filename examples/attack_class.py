@@ -101,6 +101,7 @@ ATTACK_ITEMS = {
     20: "forges on the runner's report channel, or rewrites its results after the report ends",
     21: "student folder names that a file-name mapping could merge",
     22: "writes past the scratch it was handed (temp_storage_bytes), into the harness's memory",
+    23: "markup in its folder name and printed output, for the class report (a web page) to run",
 }
 
 HOST = "01_host_sum"
@@ -370,6 +371,18 @@ ATTACKERS: dict[str, Attacker] = {
                            labs={"10_two_step": HandIn(zero("WRONG_ANSWER", names="past the end of its scratch"),
                                                        "the guards around the scratch see the write: wrong, and "
                                                        "named, whatever the sums", region="reference+own")}),
+
+    # ---- 23: the class report is a web page ----
+    "scripter": Attacker("cpu", (23,), "a student folder named like a script and an image with an error handler; its "
+                                       "lab 01 prints them too", folder="<script>document.title='pwned'<\\script>"
+                                       "<img src=x onerror=alert(1)>", refusable=True,
+                         labs={HOST: HandIn(passed(), "refused for its name, and listed as text in the class report's "
+                                                      "refused folders (examples/check_report.py)")}),
+    "markup_printer": Attacker("cpu", (23,), "honest lab 01 that prints a script, an image with an error handler, an "
+                                             "iframe, a style that hides the page and the end of the <pre> around "
+                                             "its output",
+                               labs={HOST: HandIn(passed(), "printing never costs a point; the class report shows the "
+                                                            "output as text and runs nothing of it")}),
 
     # ---- 13, 14: layout ----
     "copycat": Attacker("cpu", (13,), "its student folder is a symbolic link to aaron's", folder_link="aaron",

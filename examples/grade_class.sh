@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Grades a class end to end with the real grader, sandboxed, and checks every verdict, the points
-# and the class-level invariants (examples/check_class.py):
+# and the class-level invariants (examples/check_class.py), then the class report in a browser
+# (examples/check_report.py; skipped, saying why, where no browser is installed):
 #
 #   bash examples/grade_class.sh attacks|example BUILD_DIR
 #
@@ -33,3 +34,9 @@ if [ $status = 4 ]; then
 fi
 [ $status = 0 ] || { echo "grade.py exited with status $status"; exit 1; }
 "$py" "$here/examples/check_class.py" "$class" "$out" "${mode[@]}" --running-before "$running_before"
+verdicts=$?
+# The class report in a browser (77: none here, and it said so; the verdicts above still decide).
+"$py" "$here/examples/check_report.py" "$out"
+report=$?
+[ $report = 77 ] && report=0
+[ $verdicts = 0 ] && [ $report = 0 ]

@@ -4,6 +4,7 @@
 # it stops at once and prints the exact command to run. Sourced by tools/test.sh and
 # tools/grade-example.sh; it also puts /usr/local/cuda/bin on PATH when nvcc is only there.
 #   bash tools/bootstrap.sh            # check (and install as root), exit 0 when ready
+#   bash tools/bootstrap.sh browser    # also chromium, chromium-driver, python3-selenium (the ci workflow's browser test)
 
 reduction_bootstrap() {
   local missing=() problems=()
@@ -33,6 +34,19 @@ reduction_bootstrap() {
   done
   [ -n "$python_ok" ] || missing+=(python3-matplotlib)
   command -v bwrap >/dev/null || missing+=(bubblewrap)   # the grader's sandbox for student code
+  # `reduction_bootstrap browser` (the ci workflow): the class report's browser test drives Debian's
+  # chromium through Selenium. Installed as root; otherwise that test is skipped, saying why.
+  local optional=()
+  if [ "${1:-}" = browser ]; then
+    [ -x /usr/bin/chromium ] || optional+=(chromium)
+    [ -x /usr/bin/chromedriver ] || optional+=(chromium-driver)
+    /usr/bin/python3 -c "import selenium" 2>/dev/null || optional+=(python3-selenium)
+    if [ ${#optional[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      missing+=("${optional[@]}")
+    elif [ ${#optional[@]} -gt 0 ]; then
+      echo "bootstrap: the class report's browser test will be skipped: install ${optional[*]} (apt-get) to run it"
+    fi
+  fi
 
   if [ ${#problems[@]} -gt 0 ]; then
     printf 'bootstrap: %s\n' "${problems[@]}" >&2
@@ -56,6 +70,6 @@ reduction_bootstrap() {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -euo pipefail
-  reduction_bootstrap
+  reduction_bootstrap "$@"
   echo "bootstrap: everything the build needs is here"
 fi

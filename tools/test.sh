@@ -7,9 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/bootstrap.sh
-reduction_bootstrap
-
 preset=${1:-ci}
+if [ "$preset" = ci ]; then reduction_bootstrap browser; else reduction_bootstrap; fi
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

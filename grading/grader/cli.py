@@ -11,8 +11,9 @@ import sys
 import threading
 from pathlib import Path
 
-from . import signing
-from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, RESERVED_NAMES, Grader, Options
+from . import class_outputs, signing
+from .class_folder import find_students, write_refused
+from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from .manifest import GraderError, check_programs, ensure_build, load_manifest
 from .merge import merge
 from .policy import Policy
@@ -28,7 +29,6 @@ from .workers import list_gpus, run_workers
 GRADING_DIR = Path(__file__).resolve().parent.parent
 REPO = GRADING_DIR.parent
 SELF_NAME = "self"
-STUDENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")  # no leading =, +, -, @: never a formula
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_NO_SANDBOX, EXIT_UNFINISHED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 SHARD = re.compile(r"(\d+)/(\d+)")
 
@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-bench", action="store_true", help="skip the benchmark (no performance points)")
     parser.add_argument("--large", action="store_true", help="also run the Large.* tests (n > 2^31)")
     parser.add_argument("--force", action="store_true", help="regrade students that are already complete")
+    parser.add_argument("--no-plots", action="store_true", help="draw no figures when the grading or the merge ends "
+                        "(the class report then says so)")
     parser.add_argument("--no-build", action="store_true",
                         help="use BUILD as it is: never run CMake (for callers inside a build, e.g. grade-example)")
     parser.add_argument("--require-sandbox", action="store_true",
@@ -98,34 +100,6 @@ def without_option(argv: list[str], name: str) -> list[str]:
         elif not item.startswith(name + "="):
             kept.append(item)
     return kept
-
-
-def find_students(submissions: Path, wanted: list[str] | None, log) -> list[tuple[str, Path]]:
-    if not submissions.is_dir():
-        raise GraderError(f"{submissions}: not a folder")
-    students = []
-    for entry in sorted(submissions.iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_symlink():  # a link to a classmate's folder must not be graded as this student's
-            log(f"warning: {submissions}/{entry.name!r} is a symbolic link, not a student's own folder; skipped")
-            continue
-        if not entry.is_dir():
-            continue
-        if entry.name in RESERVED_NAMES or not STUDENT_NAME.fullmatch(entry.name):
-            log(f"warning: {submissions}/{entry.name!r} cannot be a student name (reserved, odd characters or a "
-                "leading =, +, -, @); skipped")
-            continue
-        students.append((entry.name, entry))
-    if wanted:
-        names = {name.strip() for item in wanted for name in item.split(",") if name.strip()}
-        unknown = names - {name for name, _ in students}
-        if unknown:
-            raise GraderError(f"--student: no submission folder for {', '.join(sorted(unknown))} in {submissions}")
-        students = [s for s in students if s[0] in names]
-    if not students:
-        raise GraderError(f"{submissions}: no student folders")
-    return students
 
 
 def skeleton_dirs(manifest) -> list[Path]:
@@ -166,8 +140,8 @@ def self_check_status(record: StudentRecord) -> int:
     return EXIT_FAILED
 
 
-def merge_class(out: Path, manifest, roster: list[str], labs, policy: Policy) -> int:
-    merged = merge(out, manifest.labs, roster, leaderboard=bool(policy.section("gradescope")["leaderboard"]))
+def merge_class(out: Path, manifest, roster: list[str], labs, policy: Policy, plots: bool = True) -> int:
+    merged = merge(out, manifest.labs, roster, plots, leaderboard=bool(policy.section("gradescope")["leaderboard"]))
     print(summary_table(merged.records, labs))
     print(f"\nclass outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/; {merged.plots}")
     if merged.unfinished:
@@ -191,7 +165,7 @@ def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str]
     log = lambda text: print(text, flush=True)  # noqa: E731
     jobs = max(1, options.jobs // len(gpus))
     failed = run_workers(grade_args, gpus, len(students), jobs, log, run, worker_command)
-    status = merge_class(out, manifest, roster, options.labs, policy)
+    status = merge_class(out, manifest, roster, options.labs, policy, plots=not args.no_plots)
     print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
     if failed:
         print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
@@ -242,10 +216,11 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             students = find_students(args.submissions, args.student, log)
             # The class files list the whole class, also when only some students are graded now.
             roster = [name for name, _ in find_students(args.submissions, None, lambda text: None)]
+            write_refused(out, args.submissions)   # the class report lists the folders refused, and why
         if self_check and (args.merge or args.gpus or args.shard):
             raise GraderError("--merge, --gpus and --shard are for a class, not --self")
         if args.merge:
-            return merge_class(out, manifest, roster, labs, policy)
+            return merge_class(out, manifest, roster, labs, policy, plots=not args.no_plots)
         if args.shard:
             index, count = parse_shard(args.shard)
             students = [s for s in students if roster.index(s[0]) % count == index]
@@ -303,6 +278,9 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         print(f"\n{len(result.skipped)} student(s) already graded were skipped (--force to regrade).")
     print(f"\ninputs: seed {result.seed} (replay a failure with --seed {result.seed}); student code: {result.sandbox}")
     print(f"reports: {out}/gradebook.csv, timings.csv, junit.xml, students/, gradescope/")
+    if options.class_outputs:
+        names = roster or [name for name, _ in students]
+        print(class_outputs.finish(out, manifest.labs, names, result.records, plots=not args.no_plots))
     if self_check and shown:
         print_self_details(shown[0])
         return self_check_status(shown[0])

@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import benchmark, reports, scoring, signing
+from . import benchmark, class_outputs, reports, scoring, signing
 from .claims import Claim
 from .diagnostics import first_error, public_folders, student_diagnostics
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
@@ -55,7 +55,6 @@ from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sa
 
 GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
-RESERVED_NAMES = ("reference", "baseline", "A/A", "roof", "cub")
 PUBLIC_SEED = 20261121  # the student's self-check (and the test suite): fixed, so a failure replays the same
 
 
@@ -186,10 +185,10 @@ class Grader:
                 self.say(progress.finished(name, [entry.verdict for entry in record.labs.values()]))
                 if self.options.class_outputs:
                     with self._outputs_lock:
-                        reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox,
-                                                    self._leaderboard())
-        result.records = reports.write_class_outputs(self.out, self.manifest.labs, names, self.key, result.sandbox,
-                                                     self._leaderboard())
+                        class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
+                                              self._leaderboard())
+        result.records = class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
+                                               self._leaderboard())
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
             result.no_gpu = True
         return result

@@ -29,7 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import reports, signing
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR, find_students
+from .class_folder import find_students
+from .cli import EXIT_FAILED, EXIT_OK, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR
 from .manifest import GraderError, Lab, check_programs, load_manifest
 from .policy import Policy
 

@@ -397,7 +397,7 @@ class TestCommandLine(GradingCase):
     def run_cli(self, argv, toolchain):
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(io.StringIO()):
-            status = cli.main(argv, toolchain=toolchain, manifest=self.manifest)
+            status = cli.main([*argv, "--no-plots"], toolchain=toolchain, manifest=self.manifest)   # figures: grader.report_browser
         return status, buffer.getvalue()
 
     def test_without_a_gpu_gpu_labs_are_not_run_and_left_blank(self):
@@ -416,7 +416,16 @@ class TestCommandLine(GradingCase):
         self.assertEqual((rows["alice"]["01_host_sum"], rows["alice"]["02_atomic"], rows["alice"]["total"]),
                          ("10", "", ""))
         self.assertEqual(rows["frank"]["03_shared_atomic"], "0")
-        self.assertIn(" N ", output.splitlines()[-10] + " ")
+        alice_row = next(line for line in output.splitlines() if line.startswith("alice "))
+        self.assertIn(" N ", alice_row + " ", "the summary table's letter for a lab not run")
+        # The class report says the same, and why no figure: the run was asked for none.
+        self.assertIn(f"report: {self.out / 'report' / 'index.html'}", output)
+        page = (self.out / "report" / "index.html").read_text(encoding="utf-8")
+        self.assertIn("no plots (not asked for)", page)
+        self.assertEqual(page.count('<tr data-name="'), len(rows), "a gradebook row per student")
+        alice = (self.out / "report" / "students" / "alice.html").read_text(encoding="utf-8")
+        self.assertIn("not run (no GPU)", alice)
+        self.assertIn("incomplete: left blank", alice)
 
     def test_without_compute_sanitizer_there_is_no_penalty_and_the_summary_says_so(self):
         status, output = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out),

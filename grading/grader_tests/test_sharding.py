@@ -40,7 +40,7 @@ class ShardingTest(unittest.TestCase):
 
     def run_cli(self, out: Path, *extra: str, workers: bool = False) -> tuple[int, str]:
         argv = [str(self.submissions), "--build-dir", str(self.build), "--out", str(out), "--seed", "7",
-                "--no-sanitizer", *extra]
+                "--no-sanitizer", "--no-plots", *extra]
         text = io.StringIO()
         with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
             if workers:

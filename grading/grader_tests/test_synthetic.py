@@ -10,7 +10,7 @@ import unittest
 from pathlib import Path
 
 from grader_tests.helpers import GRADING, FakeToolchain, example_script, fake_manifest, maker
-from grader.cli import STUDENT_NAME
+from grader.class_folder import STUDENT_NAME
 from grader.engine import Grader, Options
 from grader.policy import Policy
 from grader.submission import split_regions
