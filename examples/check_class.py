@@ -6,7 +6,7 @@
     python3 examples/check_class.py --sandbox-pids   (the pids of the sandbox's uids now, for --running-before)
 
 CLASS_DIR is a class written by examples/make_examples.py (the students and expected_verdicts.json);
-OUT_DIR is what grading/grade.py wrote for it (students/*.json, gradebook.csv, gradescope/,
+OUT_DIR is what grading/grade.py wrote for it (students/*.json, gradebook.csv, gradescope/, report/,
 junit.xml, timings). It checks, and prints as a table:
 
 - every student and lab: the verdict and the correctness and performance points are one of the
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import html
 import json
 import os
 import re
@@ -233,6 +234,8 @@ def strings_of(path: Path) -> str:
                 values.append(str(node))
         walk(json.loads(raw))
         return raw + "\n" + "\n".join(values)
+    if path.suffix == ".html":   # as a browser shows it: the entities undone (the report escapes every text)
+        return raw + "\n" + html.unescape(raw)
     if path.suffix == ".xml":
         root = ET.fromstring(raw)
         return raw + "\n" + "\n".join([*(e.text or "" for e in root.iter()), *(e.tail or "" for e in root.iter()),
@@ -256,6 +259,11 @@ def report_files(out: Path, names: list[str]) -> list[tuple[Path, str | None]]:
     for path in sorted(out.iterdir()) if out.is_dir() else []:
         if path.is_file() and not path.name.startswith("."):
             files.append((path, None))
+    site = out / "report"   # the class report: its class page, and a page per student
+    if (site / "index.html").is_file():
+        files.append((site / "index.html", None))
+    if (site / "students").is_dir():
+        files += [(path, by_file.get(path.stem, path.stem)) for path in sorted((site / "students").glob("*.html"))]
     return files
 
 
