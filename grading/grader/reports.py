@@ -5,6 +5,7 @@
   OUT/timings.csv                 benchmark rows in long format (plots/reduction_plots.py input)
   OUT/junit.xml                   one testsuite per student, one testcase per lab
   OUT/gradescope/<name>/results.json
+  (and the class report, OUT/report/: report_site/, written beside these by class_outputs.py)
 
 <name> is the student's file name (student_paths.py): the folder name, other bytes than
 [A-Za-z0-9._-] written %XX, so that no two students share a file.
