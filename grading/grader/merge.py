@@ -17,6 +17,7 @@ from .manifest import Lab
 from .records import StudentRecord
 
 PLOTS = Path(__file__).resolve().parents[2] / "plots" / "reduction_plots.py"
+PLOT_COMMAND = Path(__file__).resolve().parents[2] / "tools" / "plot.sh"   # it finds a Python with matplotlib
 
 
 @dataclass
@@ -42,7 +43,7 @@ def draw_plots(out: Path) -> str:
         return "no plots: plots/ is not part of this installation"
     if importlib.util.find_spec("matplotlib") is None:
         return (f"no plots: matplotlib is not installed for {sys.executable}; draw them with "
-                f"python3 {PLOTS} {timings} --out {out / 'plots'}")
+                f"bash {PLOT_COMMAND} {timings} --out {out / 'plots'}")
     result = subprocess.run([sys.executable, str(PLOTS), str(timings), "--out", str(out / "plots")],
                             capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
