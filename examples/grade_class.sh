@@ -15,8 +15,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 py=${REDUCTION_PYTHON:-python3}
 class=$build/classes/$kind
 out=$build/grading-$kind
-mode=()
-nvidia-smi -L >/dev/null 2>&1 || mode=(--cpu-only)
 
 "$py" "$here/examples/make_examples.py" --class "$kind" --out "$class" >/dev/null || exit 1
 # A value the grader has and student code must never see: check_class.py looks for it in every report.
@@ -32,4 +30,4 @@ if [ $status = 4 ]; then
   exit 77
 fi
 [ $status = 0 ] || { echo "grade.py exited with status $status"; exit 1; }
-"$py" "$here/examples/check_class.py" "$class" "$out" "${mode[@]}" --running-before "$running_before"
+"$py" "$here/examples/check_class.py" "$class" "$out" --detect-gpu --running-before "$running_before"
