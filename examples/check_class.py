@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a grading of a class against the class's expected_verdicts.json.
 
-    python3 examples/check_class.py CLASS_DIR OUT_DIR [--cpu-only] [--secret VALUE]
+    python3 examples/check_class.py CLASS_DIR OUT_DIR [--cpu-only | --detect-gpu] [--secret VALUE]
                                     [--no-process-check] [--running-before PIDS]
     python3 examples/check_class.py --sandbox-pids   (the pids of the sandbox's uids now, for --running-before)
 
@@ -12,7 +12,9 @@ junit.xml, timings). It checks, and prints as a table:
 - every student and lab: the verdict and the correctness and performance points are one of the
   accepted outcomes; with --cpu-only (a machine without a GPU) the outcomes a machine without a GPU
   must give instead (a GPU lab that compiles is NOT_RUN, no points); the student's total is the
-  sum of its labs (blank when a lab was not run), and its gradebook row says the same;
+  sum of its labs (blank when a lab was not run), and its gradebook row says the same; with
+  --detect-gpu, --cpu-only when `nvidia-smi -L` finds no GPU here (the grader's first question);
+  the last line then says what a machine without a GPU leaves unchecked;
 - the class-level invariants: the records, the gradebook, the Gradescope folders and the JUnit
   suites name exactly the class folder's students (a "refusable" attacker may be absent); no
   gradebook cell is a spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
@@ -36,6 +38,8 @@ import html
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -396,12 +400,37 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
     return checks
 
 
+def gpu_here() -> bool:
+    """Whether this machine has a GPU, asked as the grader asks first (`nvidia-smi -L`)."""
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=60).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def unchecked_without_gpu(out: Path) -> str:
+    """What a check without a GPU leaves open: the labs the grading could not run."""
+    not_run = 0
+    for path in (out / "students").glob("*.json"):
+        try:
+            not_run += sum(lab.verdict == "NOT_RUN" for lab in read_record(path).labs.values())
+        except (ValueError, OSError):
+            continue   # a record that does not parse is a failed check already
+    return (f"graded without a GPU: {not_run} GPU labs NOT_RUN, as they must be; their verdicts, points "
+            "and timings on a GPU are not checked here")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("class_dir", type=Path, nargs="?", help="the class folder (with expected_verdicts.json)")
     parser.add_argument("out", type=Path, nargs="?", help="the grader's output folder for it")
-    parser.add_argument("--cpu-only", action="store_true",
-                        help="graded without a GPU: check what a machine without a GPU must give")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--cpu-only", action="store_true",
+                      help="graded without a GPU: check what a machine without a GPU must give")
+    mode.add_argument("--detect-gpu", action="store_true",
+                      help="--cpu-only when nvidia-smi finds no GPU on this machine (grade and check on the same one)")
     parser.add_argument("--secret", default=os.environ.get("REDUCTION_TEST_SECRET"),
                         help="the grader's REDUCTION_TEST_SECRET value (default: this environment's)")
     parser.add_argument("--running-before", default="",
@@ -422,14 +451,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.out.is_dir():
         parser.error(f"{args.out}: no such folder")
     before = {pid for pid in args.running_before.split(",") if pid}
-    checks = check(args.class_dir, args.out, args.cpu_only, args.secret, not args.no_process_check, before)
-    print_report(checks)
+    cpu_only = args.cpu_only or (args.detect_gpu and not gpu_here())
+    checks = check(args.class_dir, args.out, cpu_only, args.secret, not args.no_process_check, before)
+    print_report(checks, unchecked_without_gpu(args.out) if cpu_only else "")
     return 1 if any(not c.ok for c in checks) else 0
 
 
-def print_report(checks: list[Check]) -> None:
+def print_report(checks: list[Check], unchecked: str = "") -> None:
     """One line per student (the labs it handed in, as graded), the class-level invariants, then every
-    failed check in full, last, where a log's tail (CI keeps only that) still shows it."""
+    failed check in full, last, where a log's tail (CI keeps only that) still shows it; the count last
+    of all, with what was not checked (`unchecked`)."""
     students = list(dict.fromkeys(c.student for c in checks if c.student is not None))
     width = max([len(name) for name in students] + [7])
     print(f"{'student':<{width}}  ok    what the grader gave (verdict correctness+performance)")
@@ -445,7 +476,8 @@ def print_report(checks: list[Check]) -> None:
         print("\nFailed checks:")
         for c in failures:
             print(f"  {c.what}: {c.detail}")
-    print(f"\n{len(checks) - len(failures)} of {len(checks)} checks hold" + (f"; {len(failures)} FAILED" if failures else ""))
+    print(f"\n{len(checks) - len(failures)} of {len(checks)} checks hold" + (f"; {len(failures)} FAILED" if failures else "")
+          + (f" ({unchecked})" if unchecked else ""))
 
 if __name__ == "__main__":
     sys.exit(main())

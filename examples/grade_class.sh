@@ -16,8 +16,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 py=${REDUCTION_PYTHON:-python3}
 class=$build/classes/$kind
 out=$build/grading-$kind
-mode=()
-nvidia-smi -L >/dev/null 2>&1 || mode=(--cpu-only)
 
 "$py" "$here/examples/make_examples.py" --class "$kind" --out "$class" >/dev/null || exit 1
 # A value the grader has and student code must never see: check_class.py looks for it in every report.
@@ -33,7 +31,7 @@ if [ $status = 4 ]; then
   exit 77
 fi
 [ $status = 0 ] || { echo "grade.py exited with status $status"; exit 1; }
-"$py" "$here/examples/check_class.py" "$class" "$out" "${mode[@]}" --running-before "$running_before"
+"$py" "$here/examples/check_class.py" "$class" "$out" --detect-gpu --running-before "$running_before"
 verdicts=$?
 # The class report in a browser (77: none here, and it said so; the verdicts above still decide).
 "$py" "$here/examples/check_report.py" "$out"

@@ -46,12 +46,15 @@ finish() {  # few files come back from a device call: the logs travel as one arc
 trap finish EXIT
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader | tee "$logs/gpu.txt"
-py=$(command -v python3)
 # Before the tests: grader.unit runs the sandbox for real, and a release's bootstrap wants bwrap.
 if ! command -v bwrap >/dev/null; then
   for deb in "$here"/.debs/bubblewrap*.deb; do [ -f "$deb" ] && dpkg -x "$deb" / && note "bubblewrap from $(basename "$deb")"; done
 fi
-step configure configure.log cmake --preset solutions -DREDUCTION_PYTHON="$py" || exit 1
+# The build finds and checks its Python (common/cmake/FindPythonWithMatplotlib.cmake); an empty
+# REDUCTION_PYTHON makes it search again rather than keep an earlier configure's choice.
+step configure configure.log cmake --preset solutions -DREDUCTION_PYTHON= || exit 1
+py=$(sed -n 's/^REDUCTION_PYTHON:[A-Z]*=//p' "$build/CMakeCache.txt")
+py=${py:-$(command -v python3)}   # none has matplotlib (configure warned): the grader needs only the standard library
 step build build.log cmake --build --preset solutions -j 16 || exit 1
 if wants test; then  # and which tests were skipped, each with its reason (tools/skip_summary.sh)
   step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 -E "^grader[.]attacks$"
@@ -98,7 +101,7 @@ for class in grade attacks; do  # stage "grade" grades the example class
   sed -n '/^Failed checks:/,/checks hold/p' "$logs/grade-$kind.log" | head -n 30 >>"$summary"
   grep -E "checks hold" "$logs/grade-$kind.log" | tail -n 1 >>"$summary"
   if [ $kind = example ]; then
-    "$py" plots/reduction_plots.py "$build/grading-example/timings.csv" --out "$build/grading-example/plots" \
+    REDUCTION_PYTHON=$py bash tools/plot.sh "$build/grading-example/timings.csv" --out "$build/grading-example/plots" \
       >>"$logs/plots.log" 2>&1
   fi
   tar -czf "$out/grade-$kind.tar.gz" -C "$build" "grading-$kind"

@@ -2,9 +2,26 @@
 # Checks what the build, the tests, the plots and the grader need, before anything is built.
 # As root on Debian/Ubuntu it installs what is missing with apt-get (the way CI does); otherwise
 # it stops at once and prints the exact command to run. Sourced by tools/test.sh and
-# tools/grade-example.sh; it also puts /usr/local/cuda/bin on PATH when nvcc is only there.
+# tools/grade-example.sh (tools/plot.sh takes its Python search); it also puts /usr/local/cuda/bin
+# on PATH when nvcc is only there.
 #   bash tools/bootstrap.sh            # check (and install as root), exit 0 when ready
 #   bash tools/bootstrap.sh browser    # also chromium, chromium-driver, python3-selenium (the ci workflow's browser test)
+
+# The Python 3 the build uses for the plots: REDUCTION_PYTHON when set (it must import matplotlib),
+# else the first of python3 on PATH, /usr/bin/python3 and /usr/local/bin/python3 that imports
+# matplotlib: the search of common/cmake/FindPythonWithMatplotlib.cmake. Prints its path; returns 1
+# when there is none.
+reduction_python_with_matplotlib() {
+  local candidates=("$(command -v python3 || true)" /usr/bin/python3 /usr/local/bin/python3) candidate
+  [ -z "${REDUCTION_PYTHON:-}" ] || candidates=("$(command -v "$REDUCTION_PYTHON" || true)")
+  for candidate in "${candidates[@]}"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
 
 reduction_bootstrap() {
   local missing=() problems=()
@@ -28,11 +45,7 @@ reduction_bootstrap() {
     [ -n "${GTest_DIR:-}${GTEST_ROOT:-}" ] || missing+=(libgtest-dev)
   # The plots need matplotlib; Debian's python3-matplotlib installs for /usr/bin/python3, which
   # the build finds even when another python3 comes first on PATH.
-  local python_ok=
-  for candidate in "$(command -v python3)" /usr/bin/python3; do
-    [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" -c "import matplotlib" 2>/dev/null && python_ok=1 && break
-  done
-  [ -n "$python_ok" ] || missing+=(python3-matplotlib)
+  REDUCTION_PYTHON= reduction_python_with_matplotlib >/dev/null || missing+=(python3-matplotlib)
   command -v bwrap >/dev/null || missing+=(bubblewrap)   # the grader's sandbox for student code
   # `reduction_bootstrap browser` (the ci workflow): the class report's browser test drives Debian's
   # chromium through Selenium. Installed as root; otherwise that test is skipped, saying why.

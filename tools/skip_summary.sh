@@ -1,15 +1,31 @@
 #!/usr/bin/env bash
-# After a CTest run: how many tests were skipped, and why (CTest itself only lists them, and
-# "100% tests passed" reads as if they ran). The tests skipped for want of a GPU make one count;
-# every other skipped test gets a line with its reason: the first line of its output that says
-# "SKIPPED:" (grader.slurm, grader.attacks, ci.*), from the build's LastTest.log.
+# After a CTest run: first the tests that failed, each with a command that runs it again, and
+# where their output is; then how many tests were skipped, and why (CTest itself only lists them,
+# and "100% tests passed" reads as if they ran). The tests skipped for want of a GPU make one
+# count; every other skipped test gets a line with its reason: the first line of its output that
+# says "SKIPPED:" (grader.slurm, grader.attacks, ci.*), from the build's LastTest.log.
+# Only CTest's own summary is read (from its last "N% tests passed" line on): a test's output
+# above it may quote another CTest run's lists (ci.student_run runs one).
 #   bash tools/skip_summary.sh CTEST_OUTPUT BUILD_DIR
 set -euo pipefail
 output=$1 build=$2
 log=$build/Testing/Temporary/LastTest.log
-total=$(sed -nE 's/.* tests? (failed|passed) out of ([0-9]+).*/\2/p' "$output" | tail -1)  # "..., M tests failed out of T", or "N% tests passed out of T" (newer CTest, none failed)
+summary=$(awk '/^[0-9]+% tests passed/ { block = "" } { block = block $0 "\n" } END { printf "%s", block }' "$output")
+# "N% tests passed, M tests failed out of T", or "N% tests passed out of T" (newer CTest, none failed)
+total=$(sed -nE '1s/.* out of ([0-9]+).*/\1/p' <<<"$summary")
 [ -n "$total" ] || exit 0        # no test step ran (the build failed): nothing to count
-mapfile -t skipped < <(sed -nE 's/^[[:space:]]*[0-9]+ - (.*) \(Skipped\)$/\1/p' "$output")
+# The lists' lines: "  94 - grader.attacks (Failed)", newer CTest adds the labels after them.
+listed() { sed -nE "s/^[[:space:]]*[0-9]+ - (.+) \\(($1)\\)([[:space:]].*)?\$/\\1\\t\\2/p"; }
+mapfile -t failed < <(sed -n '/^The following tests FAILED:/,/^$/p' <<<"$summary" | listed '[^()]+')
+mapfile -t skipped < <(listed Skipped <<<"$summary" | cut -f1)
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "${#failed[@]} of $total tests FAILED (their output: above, and in $log):"
+  for line in "${failed[@]}"; do
+    name=${line%%$'\t'*}
+    echo "  $name (${line#*$'\t'}); again: ctest --test-dir $build --output-on-failure -R '^${name//./\\.}\$'"
+  done
+fi
 if [ ${#skipped[@]} -eq 0 ]; then
   echo "all $total tests ran; none skipped"
   exit 0

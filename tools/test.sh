@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: checks (or, as root, installs) the prerequisites, then configures, builds
-# and tests with a CMake workflow preset, and ends with one line that counts the skipped tests
-# and says why they were skipped.
+# and tests with a CMake workflow preset, and ends with the tests that failed, if any (each with
+# a command that runs it again), then a line that counts the skipped tests and says why they
+# were skipped (tools/skip_summary.sh). Its exit status is the workflow's.
 #   bash tools/test.sh            # the `ci` workflow: every lab as skeleton and solution
 #   bash tools/test.sh student    # the `student` workflow: your labs/ and their tests
 set -euo pipefail

@@ -3,6 +3,7 @@
 #include "bench_options.hpp"
 #include "bench_report.hpp"
 #include "cub_sum.hpp"
+#include "reference_note.hpp"
 
 #include <reduction/device_info.hpp>
 #include <reduction/input.hpp>
@@ -66,12 +67,21 @@ std::vector<LabPair> load_labs(const Options& options) {
         throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + options.student_dir);
       pair.student = LabModule::load(it->second);
     }
-    if (!pair.student && !pair.reference)
-      throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + options.reference_dir);
+    if (!pair.student && !pair.reference)  // --references-only or --aa: nothing to time
+      throw std::invalid_argument(missing_references_note({number}, options.reference_dir));
     pair.folder = (pair.student ? *pair.student : *pair.reference).folder();
     labs.push_back(std::move(pair));
   }
   return labs;
+}
+
+// After the table: which labs were timed without a reference, and where the references are.
+void say_missing_references(const std::vector<LabPair>& labs, const Options& options) {
+  std::vector<int> missing;
+  for (const auto& lab : labs)
+    if (!lab.reference) missing.push_back(lab.number);
+  if (const auto note = missing_references_note(missing, options.reference_dir); !note.empty())
+    std::cout << "note: " << note << "\n";
 }
 
 Row basic_row(const std::string& who, const std::string& lab, const std::string& type, std::size_t n) {
@@ -418,6 +428,7 @@ int run_without_gpu(const Options& options, const std::vector<LabPair>& labs) {
   if (!options.csv_path.empty()) write_csv(options.csv_path, rows, info);
   if (!options.json_path.empty()) write_json(options.json_path, rows, info);
   print_table(std::cout, rows);
+  say_missing_references(labs, options);
   return 0;
 }
 
@@ -429,6 +440,7 @@ int run(int argc, char** argv) {
   if (options->run_once) {
     for (const auto& type : options->types)
       for (std::size_t n : options->sizes) type == "int" ? run_each_once<int>(labs, n) : run_each_once<float>(labs, n);
+    say_missing_references(labs, *options);
     return 0;
   }
   RunInfo info{query_device_info(), today(), REDUCTION_VERSION, 0};
@@ -438,6 +450,7 @@ int run(int argc, char** argv) {
   if (!options->csv_path.empty()) write_csv(options->csv_path, rows, info);
   if (!options->json_path.empty()) write_json(options->json_path, rows, info);
   print_table(std::cout, rows);
+  say_missing_references(labs, *options);
   if (options->aa_check) {
     bool within = true;
     for (const auto& row : rows) {

@@ -19,6 +19,7 @@ from .records import StudentRecord
 from .report_site import write_site
 
 PLOTS = Path(__file__).resolve().parents[2] / "plots" / "reduction_plots.py"
+PLOT_COMMAND = Path(__file__).resolve().parents[2] / "tools" / "plot.sh"   # it finds a Python with matplotlib
 PLOTS_TIMEOUT_S = 600
 
 
@@ -39,7 +40,7 @@ def draw_plots(out: Path) -> str:
         return "no plots: plots/ is not part of this installation"
     if importlib.util.find_spec("matplotlib") is None:
         return (f"no plots: matplotlib is not installed for {sys.executable}; draw them with "
-                f"python3 {PLOTS} {timings} --out {out / 'plots'}")
+                f"bash {PLOT_COMMAND} {timings} --out {out / 'plots'}")
     result = subprocess.run([sys.executable, str(PLOTS), str(timings), "--out", str(out / "plots")],
                             capture_output=True, text=True, timeout=PLOTS_TIMEOUT_S)
     if result.returncode != 0:

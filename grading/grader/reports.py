@@ -253,7 +253,14 @@ def leaderboard_entries(record: StudentRecord) -> list[dict]:
 def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict:
     """Gradescope's results.json. A lab not run (no GPU) gets no status and no score, and says so:
     Gradescope knows only "passed" and "failed", and it was neither. With `leaderboard` (policy
-    [gradescope] leaderboard) it carries the student's leaderboard_entries()."""
+    [gradescope] leaderboard) it carries the student's leaderboard_entries().
+
+    An incomplete grading (a lab not run, so a blank total) carries no score at all, neither the
+    total nor any lab's: Gradescope takes the file's "score", or, without one, the sum of its tests'
+    scores, so even one lab's points would upload as the grade (10 of 190). Its spec wants a score
+    on the file or on every test: this file gives it none to record. Its output says why, and each
+    graded lab's output the points it earned."""
+    incomplete = record.total is None or any(entry.verdict == NOT_RUN for entry in record.labs.values())
     tests = []
     for folder, entry in record.labs.items():
         name = folder + (BONUS_SUFFIX if entry.score.bonus else "")
@@ -262,13 +269,20 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
             test["name"] = f"{name} (not run: no GPU on the grading machine)"
         else:
             test["status"] = "passed" if entry.verdict == PASSED else "failed"
-        if entry.score.total is not None:
+        if entry.score.total is not None and incomplete:
+            test["output"] = (f"{format_points(entry.score.total)} of {format_points(entry.score.max)} points "
+                              "(not a score: this grading is incomplete)\n" + test["output"])
+        elif entry.score.total is not None:
             test["score"] = entry.score.total
         tests.append(test)
-    known = sum(t.get("score", 0.0) for t in tests)
     not_run = [folder for folder, entry in record.labs.items() if entry.verdict == NOT_RUN]
-    output = [f"Total: {format_points(record.total) if record.total is not None else format_points(known) + ' (incomplete)'}"
-              f" / {max_total_text(record)}"]
+    if incomplete:
+        known = sum(entry.score.total or 0.0 for entry in record.labs.values())
+        output = [f"NOT A GRADE: this grading is incomplete and carries no score (points so far: "
+                  f"{format_points(known)} / {max_total_text(record)}). Grade again on a machine with a GPU "
+                  "before uploading."]
+    else:
+        output = [f"Total: {format_points(record.total)} / {max_total_text(record)}"]
     if any(entry.score.bonus for entry in record.labs.values()):
         output.append("Bonus labs' points are in the total but not in the maximum: they come on top.")
     if not_run:
@@ -278,8 +292,9 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
     output += record.notes
     if record.benchmark.program_output:
         output.append("program output of your timing run:\n" + record.benchmark.program_output)
-    results = {"score": record.total if record.total is not None else known, "output": "\n".join(output),
-               "visibility": "visible", "tests": tests}
+    results = {"output": "\n".join(output), "visibility": "visible", "tests": tests}
+    if not incomplete:
+        results["score"] = record.total
     if leaderboard:
         results["leaderboard"] = leaderboard_entries(record)
     return results

@@ -488,7 +488,7 @@ class TestCommandLine(GradingCase):
         with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
             self.assertEqual(sorted(row[0] for row in list(csv.reader(handle))[1:]), sorted(names))
 
-    def test_gradescope_says_not_run_without_a_gpu(self):
+    def test_gradescope_says_not_run_without_a_gpu_and_gets_no_score(self):
         self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice"],
                      FakeToolchain(self.expected, gpu=False))
         data = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
@@ -496,6 +496,17 @@ class TestCommandLine(GradingCase):
         self.assertNotIn("status", lab02)
         self.assertIn("not run", lab02["name"])
         self.assertIn("Not run (no GPU", data["output"])
+        # An incomplete grading uploads no score: none on the file, none on a test (Gradescope would
+        # sum the tests' scores into one); the output says it is no grade, and a graded lab its points.
+        self.assertIsNone(self.record("alice")["total"])
+        self.assertNotIn("score", data)
+        self.assertEqual([test["name"] for test in data["tests"] if "score" in test], [])
+        self.assertTrue(data["output"].startswith("NOT A GRADE: this grading is incomplete and carries no score"),
+                        data["output"])
+        lab01 = next(test for test in data["tests"] if test["name"] == "01_host_sum")
+        points = self.record("alice")["labs"]["01_host_sum"]["score"]["total"]
+        self.assertIsNotNone(points)
+        self.assertTrue(lab01["output"].startswith(f"{points:g} of 10 points (not a score"), lab01["output"])
 
     def test_grading_some_students_keeps_the_whole_class_in_the_gradebook(self):
         self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "bob"],

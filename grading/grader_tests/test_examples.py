@@ -10,6 +10,7 @@ import sys
 import tempfile
 import unittest
 from contextlib import redirect_stdout
+from unittest import mock
 from pathlib import Path
 
 from grader.verdicts import VERDICTS as ALL_VERDICTS
@@ -217,10 +218,13 @@ def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
         writer.writerows(rows)
 
 
-class TestCheckClass(unittest.TestCase):
+class GradingCheckCase(unittest.TestCase):
+    """A class written once (`kind`), and an empty output folder per test for a made-up grading."""
+    kind = "attacks"
+
     @classmethod
     def setUpClass(cls):
-        cls.scratch, cls.class_dir, _ = written("attacks")
+        cls.scratch, cls.class_dir, _ = written(cls.kind)
 
     @classmethod
     def tearDownClass(cls):
@@ -233,6 +237,8 @@ class TestCheckClass(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+
+class TestCheckClass(GradingCheckCase):
     def failures(self, cpu_only=False, secret=None):
         checks = checker.check(self.class_dir, self.out, cpu_only, secret, None)
         with redirect_stdout(io.StringIO()):
@@ -301,6 +307,39 @@ class TestCheckClass(unittest.TestCase):
         self.assertTrue(own, "aaron hands in the reference regions")
         self.edit_record("aaron", lambda record: record["labs"]["10_two_step"].update(detail="\n".join(sorted(own))))
         self.assertEqual(self.failures(), [])
+
+
+class TestTheMainJobsCheck(GradingCheckCase):
+    """check_class.py as the main job (tools/grade-example.sh) ends: on the example class, with
+    --detect-gpu; this machine's GPU, or its absence, is stood in for."""
+    kind = "example"
+
+    def check(self, gpu: bool) -> tuple[int, list[str]]:
+        with mock.patch.object(checker, "gpu_here", return_value=gpu), redirect_stdout(io.StringIO()) as text:
+            status = checker.main([str(self.class_dir), str(self.out), "--detect-gpu", "--no-process-check"])
+        return status, text.getvalue().splitlines()
+
+    def test_without_a_gpu_it_checks_what_it_can_and_says_what_it_cannot(self):
+        fake_grading(self.class_dir, self.out, cpu_only=True)
+        not_run = sum(lab["verdict"] == "NOT_RUN" for path in (self.out / "students").glob("*.json")
+                      for lab in json.loads(path.read_text(encoding="utf-8"))["labs"].values())
+        self.assertGreater(not_run, 0)
+        status, lines = self.check(gpu=False)
+        self.assertEqual(status, 0, "\n".join(lines))
+        self.assertRegex(lines[-1], rf"^(\d+) of \1 checks hold \(graded without a GPU: {not_run} GPU labs NOT_RUN, "
+                                    r"as they must be; their verdicts, points and timings on a GPU are not checked here\)$")
+
+    def test_with_a_gpu_a_grading_that_ran_no_gpu_lab_fails(self):
+        fake_grading(self.class_dir, self.out, cpu_only=True)
+        status, lines = self.check(gpu=True)
+        self.assertEqual(status, 1)
+        self.assertRegex(lines[-1], r"^\d+ of \d+ checks hold; \d+ FAILED$")
+
+    def test_with_a_gpu_a_faultless_grading_holds_and_nothing_is_left_unchecked(self):
+        fake_grading(self.class_dir, self.out)
+        status, lines = self.check(gpu=True)
+        self.assertEqual(status, 0, "\n".join(lines))
+        self.assertRegex(lines[-1], r"^(\d+) of \1 checks hold$")
 
 
 if __name__ == "__main__":
