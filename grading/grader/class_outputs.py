@@ -24,10 +24,11 @@ PLOTS_TIMEOUT_S = 600
 
 
 def publish(out: Path, labs: list[Lab], names: list[str], key: bytes, sandbox: str = "",
-            leaderboard: bool = False) -> list[StudentRecord]:
-    """Rewrites the class files and the report from the signed, complete records of `names`."""
+            leaderboard: bool = False, graded: set[str] | None = None) -> list[StudentRecord]:
+    """Rewrites the class files and the report from the signed, complete records of `names`; of the
+    report's student pages only those of `graded` when given (the student just graded)."""
     records = reports.write_class_outputs(out, labs, names, key, sandbox, leaderboard)
-    write_site(out, labs, names, records)
+    write_site(out, labs, names, records, only=graded)
     return records
 
 

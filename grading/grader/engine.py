@@ -186,7 +186,7 @@ class Grader:
                 if self.options.class_outputs:
                     with self._outputs_lock:
                         class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
-                                              self._leaderboard())
+                                              self._leaderboard(), graded={name})
         result.records = class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
                                                self._leaderboard())
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):

@@ -115,6 +115,10 @@ class ReportSite(unittest.TestCase):
         os.utime(ann, (1, 1))
         write_site(self.out, LABS, self.names, self.records)
         self.assertEqual(ann.stat().st_mtime, 1)
+        write_site(self.out, LABS, self.names, [record("ann", gpu=False), self.records[1]], only={HOSTILE})
+        self.assertEqual(ann.stat().st_mtime, 1, "only the pages of the students just graded are written")
+        write_site(self.out, LABS, ["late"], [], only=set())
+        self.assertEqual(len(list((self.out / "report" / "students").glob("*.html"))), 2, "nothing removed")
         write_site(self.out, LABS, ["late"], [])
         self.assertEqual(list((self.out / "report" / "students").glob("*.html")), [])
 

@@ -47,9 +47,10 @@ def _write_if_changed(path: Path, content: str) -> bool:
 
 
 def write_site(out: Path, labs: list[Lab], names: list[str], records: list[StudentRecord],
-               plots_note: str = "") -> Path:
+               plots_note: str = "", only: set[str] | None = None) -> Path:
     """Writes the class report of `records` (the signed, complete records of the class folder's
-    `names`, in class order) and returns its class page."""
+    `names`, in class order) and returns its class page. `only`: of the student pages, write only
+    these students' (the one just graded), and remove none."""
     out = Path(out)
     site = out / REPORT
     timings = out / "timings.csv"
@@ -66,9 +67,11 @@ def write_site(out: Path, labs: list[Lab], names: list[str], records: list[Stude
     for record in records:
         path = site / student_page_path(record.student)
         kept.add(path.name)
-        figure = load_figure(plots, f"student_{student_file_name(record.student)}", not_before)
-        _write_if_changed(path, student_page(record, figure))
-    for stale in (site / "students").glob("*.html"):   # a student no longer in the class folder
-        if stale.name not in kept:
-            stale.unlink()
+        if only is None or record.student in only:
+            figure = load_figure(plots, f"student_{student_file_name(record.student)}", not_before)
+            _write_if_changed(path, student_page(record, figure))
+    if only is None:
+        for stale in (site / "students").glob("*.html"):   # a student no longer in the class folder
+            if stale.name not in kept:
+                stale.unlink()
     return index
