@@ -20,8 +20,10 @@ from ..verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME
 STYLE = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
 SCRIPT = resources.files(__package__).joinpath("report.js").read_text(encoding="utf-8")
 _SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
-# Inline styles only (the figures' SVG carries style attributes); no source for anything else.
-POLICY = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'"
+# Inline styles only (the figures' SVG carries style attributes); no source for anything else, no
+# <base> and no form (which default-src does not cover).
+POLICY = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; base-uri 'none'; "
+          "form-action 'none'")
 
 # The verdict classes of the stylesheet: the plots' colours (plots/plotting/style.py), the console's letters.
 VERDICT_CLASS = {PASSED: "passed", WRONG_ANSWER: "failed", RUNTIME_ERROR: "failed", TIMEOUT: "failed",
