@@ -31,6 +31,13 @@ add_test(NAME ci.slow COMMAND sh -c "sleep 10")
 set_tests_properties(ci.slow PROPERTIES TIMEOUT 1)
 """
 
+# The presets test.sh reads in the fake tree: a workflow (ci) and a test preset (student).
+FAKE_PRESETS = """{"version": 6,
+ "configurePresets": [{"name": "ci"}, {"name": "student"}],
+ "testPresets": [{"name": "student", "configurePreset": "student"}],
+ "workflowPresets": [{"name": "ci", "steps": [{"type": "configure", "name": "ci"}]}]}
+"""
+
 
 class SkipSummaryTest(unittest.TestCase):
     @classmethod
@@ -89,16 +96,17 @@ class SkipSummaryTest(unittest.TestCase):
         self.assertTrue(lines[0].startswith("2 of 3 tests skipped: 1 for want of a GPU"), lines)
 
     def fake_tree(self) -> tuple[Path, dict]:
-        """tools/test.sh as it is, in a tree of its own with this repository's presets, whose
-        bootstrap passes and whose build trees are the fixture's; `cmake --workflow` is a CTest
-        run of the fixture that fails the way the workflow's test step fails, `cmake --build` does
-        nothing, and `ctest --preset NAME ARGS` runs the fixture with ARGS (logged to ctest-args)."""
+        """tools/test.sh as it is, in a tree of its own with presets of its own (a release has no
+        ci preset), whose bootstrap passes and whose build trees are the fixture's; `cmake
+        --workflow` is a CTest run of the fixture that fails the way the workflow's test step
+        fails, `cmake --build` does nothing, and `ctest --preset NAME ARGS` runs the fixture with
+        ARGS (logged to ctest-args)."""
         root = Path(self.tmp.name) / "tree"
         if not root.exists():
             (root / "tools").mkdir(parents=True)
             for script in ("test.sh", "skip_summary.sh"):
                 shutil.copy2(REPO / "tools" / script, root / "tools" / script)
-            shutil.copy2(REPO / "CMakePresets.json", root / "CMakePresets.json")
+            (root / "CMakePresets.json").write_text(FAKE_PRESETS, encoding="utf-8")
             (root / "tools" / "bootstrap.sh").write_text("reduction_bootstrap() { :; }\n", encoding="utf-8")
             (root / "build").mkdir()
             for preset in ("ci", "student"):
