@@ -2,11 +2,16 @@
 """CI: a student who solved every lab gets a clean test run. Copies the tracked files of this
 repository (git ls-files) to a temporary folder, puts each solution's STUDENT CODE region into
 the skeleton under labs/ (the way a student's file looks), and runs the student workflow there
-(configure, build, ctest --preset student). It must pass 100%; GPU tests skip without a GPU.
+(configure, build, ctest --preset student). It must pass 100%; GPU tests skip without a GPU,
+and its last lines say which tests did not run and why (tools/skip_summary.sh). Then every
+`bash tools/test.sh student... ARGS` that the texts quote (README.md, docs/student/README.md, docs/,
+labs/*/README.md) runs there with -N: it must exit 0 and select at least one test, so a lab text
+cannot send a student to a preset, label or test name that does not exist.
 
     python3 .ci/student_run.py [--keep DIR]
 """
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +48,42 @@ def solve_labs(tree: Path) -> list[str]:
     return filled
 
 
+# `bash tools/test.sh student-large -L lab02 -V`, in a code block or in `inline code`: the preset
+# and its CTest arguments (options and their values; a comment or the closing backtick ends them).
+QUOTED_TEST_COMMAND = re.compile(r"bash tools/test\.sh (student[\w-]*)((?: +-[A-Za-z]+(?: +[^\s`#-][^\s`#]*)?)+)")
+
+
+def quoted_test_commands(tree: Path) -> dict[tuple[str, ...], list[str]]:
+    """{(preset, *ctest arguments): the files that quote it}, for the student presets' commands
+    with CTest arguments (a bare `bash tools/test.sh student` is the workflow this script ran)."""
+    texts = [tree / "README.md", tree / "docs" / "student" / "README.md", *sorted(tree.glob("docs/*.md")),
+             *sorted(tree.glob("labs/*/README.md"))]
+    commands: dict[tuple[str, ...], list[str]] = {}
+    for text in texts:
+        for preset, args in QUOTED_TEST_COMMAND.findall(text.read_text(encoding="utf-8")):
+            if "NN" not in args:  # `-L labNN`: a pattern for the reader, not a command
+                commands.setdefault((preset, *args.split()), []).append(text.relative_to(tree).as_posix())
+    return commands
+
+
+def check_quoted_test_commands(tree: Path) -> list[str]:
+    """Each quoted command, listing only (-N): the problems, empty when each selects a test."""
+    problems = []
+    for command, files in sorted(quoted_test_commands(tree).items()):
+        run = subprocess.run(["bash", "tools/test.sh", *command, "-N"], cwd=tree, capture_output=True, text=True)
+        found = re.search(r"^Total Tests: (\d+)$", run.stdout, re.MULTILINE)
+        shown = " ".join(command)
+        if run.returncode != 0 or found is None or int(found.group(1)) == 0:
+            problems.append(f"`bash tools/test.sh {shown}` ({', '.join(sorted(set(files)))}) selects no test: "
+                            f"exit {run.returncode}, {found.group(0) if found else 'no test list'}\n"
+                            + (run.stdout + run.stderr)[-1500:])
+        else:
+            print(f"student_run: `bash tools/test.sh {shown}` selects {found.group(1)} test(s)", flush=True)
+    if not problems and not quoted_test_commands(tree):
+        problems.append("no `bash tools/test.sh student... ARGS` command found in the READMEs")
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", type=Path, help="work in DIR (kept) instead of a temporary folder")
@@ -56,9 +97,23 @@ def main() -> int:
             print("student_run: no lab to fill (no solutions/ here)", file=sys.stderr)
             return 1
         print(f"student_run: {len(filled)} labs filled with the solutions' regions in {tree}", flush=True)
-        status = subprocess.run(["cmake", "--workflow", "--preset", "student"], cwd=tree).returncode
-        print(f"student_run: the student workflow on solved labs {'passed' if status == 0 else 'FAILED'}")
-        return status
+        log = tree / "student-workflow.log"
+        with open(log, "w", encoding="utf-8") as kept:
+            workflow = subprocess.Popen(["cmake", "--workflow", "--preset", "student"], cwd=tree, text=True,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            for line in workflow.stdout:
+                print(line, end="", flush=True)
+                kept.write(line)
+            status = workflow.wait()
+        # "100% tests passed" counts skipped tests as passed: say what did not run, last.
+        summary = subprocess.run(["bash", str(tree / "tools" / "skip_summary.sh"), str(log),
+                                  str(tree / "build" / "student")], capture_output=True, text=True).stdout.strip()
+        problems = check_quoted_test_commands(tree) if status == 0 else []
+        for problem in problems:
+            print(f"student_run: {problem}")
+        print(f"student_run: the student workflow on solved labs {'passed' if status == 0 else 'FAILED'}; "
+              f"{summary or 'no test step ran'}")
+        return status or (1 if problems else 0)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ tools/ (the prerequisite check and the test command), CMakeLists.txt, a CMakePre
 only the student presets (REDUCTION_REFERENCE_DIR = the release's reference/), the students'
 README.md (from docs/student/README.md), and reference/*.so: the reference solutions as compiled
 modules only, for the benchmark's comparison. No solutions/, no examples/, no grader tests, no
-reference source.
+reference source, no instructor documents (INSTRUCTOR_DOCS).
 
 release_leaks(DIR) fails the release when any file holds a solution's student region (compared
 with whitespace collapsed) or several of its distinctive lines, or when a path names solutions/
@@ -37,6 +37,11 @@ TOP_LEVEL = ["common", "plots", "docs", "tools", "CMakeLists.txt"]
 STUDENT_README = "docs/student/README.md"   # the release's README.md: the repository's is the instructors'
 # Instructor-only parts of the top level: the template (it becomes README.md) and the main job.
 TOP_LEVEL_EXCLUDE = ("docs/student", "tools/grade-example.sh")
+# Instructor documents: grading a class, its security, Slurm, the graded example class and its
+# figures, writing a lab. They describe and link release.py, examples/ and solutions/, which the
+# release leaves out (a link there would be broken); the student README covers grade.py --self.
+INSTRUCTOR_DOCS = ("grading/README.md", "docs/grading-at-scale.md", "docs/grading-security.md",
+                   "docs/slurm.md", "docs/results.md", "docs/LAB_AUTHORING.md", "docs/images")
 # Instructor-only parts of grading/: this script, the grader's own tests and the throughput
 # benchmark (they need examples/), the test fixtures (full lab implementations, e.g. the
 # deliberately racy lab 07, that give solutions away) and the host replays of the references'
@@ -226,7 +231,7 @@ def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, r
 
     def ignore(directory, names):
         relative = Path(directory).relative_to(repo).as_posix()
-        excluded = RELEASE_EXCLUDE + TOP_LEVEL_EXCLUDE
+        excluded = RELEASE_EXCLUDE + TOP_LEVEL_EXCLUDE + INSTRUCTOR_DOCS
         return {name for name in names if name in SKIP_NAMES or f"{relative}/{name}" in excluded}
 
     for name in TOP_LEVEL:

@@ -9,9 +9,10 @@ import unittest
 from pathlib import Path
 
 from grader_tests.helpers import REPO
+from grader_tests.markdown_links import broken_links
 from grader.checkout import checkout_problem
-from grader.release import (GRADER_CMAKE_MARKER, make_release, release_leaks, student_grading_cmake,
-                            student_presets)
+from grader.release import (GRADER_CMAKE_MARKER, INSTRUCTOR_DOCS, make_release, release_leaks,
+                            student_grading_cmake, student_presets)
 
 SKELETON = """#include <reduction/lab.hpp>
 namespace {
@@ -118,6 +119,26 @@ class TestLeakCheck(unittest.TestCase):
         self.assertEqual(self.repo.leaks(), [])
 
 
+class TestMarkdownLinks(unittest.TestCase):
+    """The link walk the release test relies on finds what it must, and only that."""
+
+    def test_missing_files_and_headings_are_found_urls_and_code_are_not_followed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "docs").mkdir()
+            (root / "docs" / "a.md").write_text("# Lab 11 — One pass\n## The idea\n", encoding="utf-8")
+            (root / "README.md").write_text(
+                "[ok](docs/a.md) [ok](docs/a.md#the-idea) [ok](#top) ![img](docs)\n"
+                "[gone](../examples/README.md) [bad anchor](docs/a.md#no-such-part)\n"
+                "[web](https://example.com/x.md) `[code](nowhere.md)`\n"
+                "```\n[fenced](nowhere.md)\n```\n# Top\n[ref]: docs/missing.md\n", encoding="utf-8")
+            self.assertEqual(broken_links(root), [
+                "README.md: ../examples/README.md (no such file in " + root.name + ")",
+                "README.md: docs/a.md#no-such-part (no heading #no-such-part in a.md)",
+                "README.md: docs/missing.md (no such file in " + root.name + ")",
+            ])
+
+
 class TestReleaseParts(unittest.TestCase):
     def test_only_the_student_presets_remain_with_the_release_references(self):
         presets = json.loads((REPO / "CMakePresets.json").read_text(encoding="utf-8"))
@@ -151,6 +172,15 @@ class TestRealRelease(unittest.TestCase):
             self.assertEqual((out / "README.md").read_text(encoding="utf-8"),
                              (REPO / "docs" / "student" / "README.md").read_text(encoding="utf-8"))
             self.assertFalse([f for f in files if f.startswith("docs/student/") or f == "tools/grade-example.sh"])
+
+    def test_every_relative_link_of_the_release_leads_somewhere_in_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "release"
+            files = make_release(None, out, with_modules=False, log=lambda text: None)
+            self.assertIn("labs/11_single_pass/README.md", files, "the walk must see the lab texts")
+            self.assertEqual(broken_links(out), [])
+            shipped = [f for f in files for doc in INSTRUCTOR_DOCS if f == doc or f.startswith(doc + "/")]
+            self.assertEqual(shipped, [], "instructor documents stay out of the release")
 
     def test_the_release_takes_the_committed_skeletons_not_a_solved_working_tree(self):
         with tempfile.TemporaryDirectory() as tmp:

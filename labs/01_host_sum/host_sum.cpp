@@ -9,6 +9,8 @@
 namespace {
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 01): return the sum of values[0, num_items) computed on the CPU.
 //   Constraint: one pass, in index order, accumulating in T (the type the lab is called with):
 //   the point of this lab is to see what a float accumulator does to a large sum.

@@ -12,6 +12,8 @@ namespace {
 [[maybe_unused]] constexpr int kBlockThreads = 256;  // threads per block of every launch
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 02): compute the sum of d_in[0, num_items) into *d_out with one GPU thread per element,
 //   each doing atomicAdd(d_out, its element).
 //   Constraint: reset *d_out on the stream *before* the launch (cudaMemsetAsync), never inside

@@ -13,6 +13,8 @@ namespace {
 [[maybe_unused]] constexpr int kBlockThreads = 256;  // threads per block of every launch
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 03): compute the sum of d_in[0, num_items) into *d_out in two levels. In a kernel
 //   `reduce_shared_atomic`, one thread per element: the threads of a block add their elements
 //   into one __shared__ accumulator with atomicAdd_block; then one thread of the block adds the

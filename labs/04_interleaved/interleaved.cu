@@ -14,6 +14,8 @@ namespace {
 [[maybe_unused]] constexpr int kBlockThreads = 256;  // threads per block of every launch
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 04): compute the sum of d_in[0, num_items) into *d_out with a tree in shared memory
 //   per block. In a kernel `reduce_interleaved(d_in, num_items, d_partials)`: each thread stores
 //   its element in a __shared__ array of kBlockThreads values (0 past the end); then, for

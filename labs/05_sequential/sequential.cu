@@ -15,6 +15,8 @@ namespace {
 [[maybe_unused]] constexpr int kBlockThreads = 256;  // threads per block of every launch
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 05): the lab 04 tree with the pairing turned around, in a kernel
 //   `reduce_sequential(d_in, num_items, d_partials)`. Load as in lab 04: one element per thread
 //   into a __shared__ array of kBlockThreads values, 0 past the end. Then for s = blockDim.x / 2,

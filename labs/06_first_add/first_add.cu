@@ -16,6 +16,8 @@ namespace {
 [[maybe_unused]] constexpr int kBlockItems = 2 * kBlockThreads;  // elements each block reduces
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 06): in a kernel `reduce_first_add(d_in, num_items, d_partials)`, block b reduces the
 //   chunk of kBlockItems elements that starts at b * kBlockItems. Thread tid loads the chunk's
 //   elements tid and tid + blockDim.x, adds them in a register and stores the one sum in a

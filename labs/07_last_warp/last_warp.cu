@@ -18,6 +18,8 @@ static_assert(kBlockThreads >= 2 * kWarpThreads && (kBlockThreads & (kBlockThrea
               "the warp stage starts from 64 values: a power-of-two block of at least 64 threads");
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 07): start from your lab 06 kernel (first add during load, shared-memory tree, thread 0
 //   writes the block's total to d_partials[blockIdx.x]) and call it `reduce_last_warp_unrolled`.
 //   Run the tree loop only while more than kWarpThreads threads add (`s > kWarpThreads`); then

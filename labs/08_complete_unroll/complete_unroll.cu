@@ -37,6 +37,8 @@ static_assert(block_threads_for(1) == 64 && block_threads_for(65535) == 128 &&
               block_threads_for(std::size_t{1} << 24) == 256);
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 08): write `template <unsigned BlockThreads, typename T> __global__ void
 //   reduce_complete_unroll(...)`: your lab 07 kernel with BlockThreads in place of blockDim.x,
 //   and the tree loop replaced by one step per level, each inside

@@ -19,6 +19,8 @@ static_assert(kBlockThreads % kWarpThreads == 0 && kBlockWarps <= kWarpThreads,
               "one warp must be able to sum the warps' totals");
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 09): write `warp_sum(value)`: five steps of
 //   `value += __shfl_down_sync(kFullWarp, value, offset)` for offset = 16, 8, 4, 2, 1 (lane 0
 //   ends with the warp's total). Then a kernel `reduce_warp_shuffle(d_in, num_items,

@@ -53,6 +53,8 @@ unsigned partial_blocks_for(std::size_t num_items, int sm_count) {
 }
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 10): two kernels and no atomics.
 //   1. `reduce_grid_stride_partials<kVectorsPerThread>`, launched with
 //      partial_blocks_for(num_items, device_sm_count()) blocks of kBlockThreads: each thread

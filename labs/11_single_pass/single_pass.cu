@@ -50,22 +50,31 @@ unsigned partial_blocks_for(std::size_t num_items, int sm_count) {
 }
 
 // ==== BEGIN STUDENT CODE ====
-// TODO(lab 11): one kernel launch per call, no float atomics.
-//   `reduce_single_pass<kVectorsPerThread>`, launched with partial_blocks_for(num_items,
-//   device_sm_count()) blocks of kBlockThreads:
-//   1. each block reduces its share exactly as lab 10's first kernel (grid-stride loop over
-//      16-byte vectors, scalar head and tail, kVectorsPerThread accumulators, a shuffle block
-//      reduction); with one block, thread 0 writes the total to *d_out and that is all;
-//   2. otherwise thread 0 writes the block's partial to d_temp_storage[blockIdx.x] as T, calls
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
+// TODO(lab 11): one kernel launch per call, no float atomics. Lab 10's kernel is the start
+//   (labs/10_two_step/two_step.cu, your region there: its helpers and its first kernel's loop).
+//   1. A kernel `template <int VectorsPerThread, typename T> __global__ void
+//      reduce_single_pass(const T* d_in, std::size_t num_items, T* d_partials, T* d_out)`: each
+//      block reduces its share exactly as lab 10's first kernel (grid-stride loop over 16-byte
+//      vectors, scalar head and tail, VectorsPerThread accumulators, a shuffle block reduction);
+//      with one block, thread 0 writes the total to *d_out and that is all;
+//   2. otherwise thread 0 writes the block's partial to d_partials[blockIdx.x], calls
 //      __threadfence(), and takes a ticket with atomicInc on an unsigned counter that is zero
 //      when the call starts; the block that draws the last ticket (gridDim.x - 1) adds all the
 //      partials in index order (thread t takes t, t + kBlockThreads, ...) and writes *d_out.
+//   3. reduce_sum below: partial_blocks_for(num_items, device_sm_count()) blocks of
+//      kBlockThreads, one launch of reduce_single_pass<kVectorsPerThread> on `stream`, with
+//      d_partials = static_cast<T*>(d_temp_storage).
 //   Constraint: d_temp_storage is garbage on entry and nothing may run on the stream but your one
 //   kernel, so the counter cannot be cleared before the launch: keep it in device memory of its
 //   own (a `__device__ unsigned` per element type, zero at module load) and leave it at zero for
-//   the next call. As in lab 10: unaligned d_in, bounds tested before every vector load, and a
-//   split that depends only on n and the device (float results bitwise identical run to run).
-//   n = 0 still writes 0.
+//   the next call. As in lab 10: d_in may be unaligned (a scalar head up to the first 16-byte
+//   boundary); no vector load may reach past the input's end (only whole vectors inside
+//   [d_in, d_in + num_items) are loaded, the last elements go to the scalar tail); the split
+//   depends only on n and the device (float results bitwise identical run to run). n = 0 still
+//   writes 0. int: the sum modulo 2^32, the value 32-bit two's-complement addition gives in any
+//   order (never saturated, never widened into *d_out).
 //   About 110 lines: lab 10's helpers and loop (~75), the counter (1), the ticket and the last
 //   block (~15), the launcher (~8).
 //   Tip: atomicInc(&counter, gridDim.x - 1) returns the old value and stores 0 when the old value

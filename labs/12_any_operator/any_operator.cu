@@ -53,18 +53,23 @@ unsigned partial_blocks_for(std::size_t num_items, int sm_count) {
 }
 
 // ==== BEGIN STUDENT CODE ====
+// This region sits inside the file's anonymous `namespace {`. To add an #include, close it
+// first: `}  // namespace`, your #include lines, then `namespace {` again.
 // TODO(lab 12): lab 10's two-step reduction once, for any operator Op of
 //   <reduction/operators.hpp> (Sum, Product, Min, Max of int and float; MeanStddev of float):
 //   1. `reduce_grid_stride_partials<Op, kVectorsPerThread>`: lab 10's first kernel with every `0`,
 //      element and `+` replaced: accumulators (Op::Value) start at Op::identity(), an element x
 //      enters as Op::lift(x), two values meet in Op::combine(a, b); a 16-byte vector is
 //      combine(combine(lift(x), lift(y)), combine(lift(z), lift(w))). Thread 0 writes the block's
-//      Op::Value to d_temp_storage[blockIdx.x].
+//      Op::Value to d_partials[blockIdx.x] (an Op::Value* the launcher hands it, see 4).
 //   2. `reduce_block_partials<Op>`: one block combines those partials and writes *d_out.
 //   3. A warp and a block reduction for any Op::Value. MeanStddev's is a 16-byte struct, and
 //      __shfl_down_sync moves one int, float or 64-bit integer: move it one 32-bit word at a time.
-//   4. `reduce<Op>` below: partial_blocks_for(num_items, device_sm_count()) blocks, both kernels
-//      on `stream`; n = 0 writes Op::identity() (not 0: the identity of min is INT_MAX or +inf).
+//   4. `reduce<Op>` below: partial_blocks_for(num_items, device_sm_count()) blocks on `stream`.
+//      More than one block: d_partials is d_temp_storage (as Op::Value*), then the second kernel.
+//      One block (small n, n = 0 included): its one partial is the result, so hand the first
+//      kernel d_out as d_partials and launch nothing else. n = 0 then writes Op::identity() with
+//      no special case (not 0: the identity of min is INT_MAX or +inf).
 //   Constraint: one source for every operator (no code that asks which operator it is), and
 //   reduce<Sum<T>> at most 1.05x lab 10's time at n = 2^24; the other operators at the read roof.
 //   About 110 lines, most of them lab 10's. Tip: memcpy a Value into

@@ -1,6 +1,7 @@
 """tools/skip_summary.sh and tools/test.sh after a real CTest run: the failed tests come first,
 named, with where their output is and a command that runs each again, before the skip count; a
-CTest summary quoted in a test's output is not read; test.sh still fails when a test failed."""
+CTest summary quoted in a test's output is not read; test.sh still fails when a test failed, and
+with a test preset and CTest's arguments (one lab's tests) its last line says what did not run."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ add_test(NAME grader.attacks COMMAND sh -c "printf 'The following tests FAILED:\
 set_tests_properties(grader.attacks PROPERTIES LABELS "cpu;grader;attacks")
 add_test(NAME ci.slow COMMAND sh -c "sleep 10")
 set_tests_properties(ci.slow PROPERTIES TIMEOUT 1)
+"""
+
+# The presets test.sh reads in the fake tree: a workflow (ci) and a test preset (student).
+FAKE_PRESETS = """{"version": 6,
+ "configurePresets": [{"name": "ci"}, {"name": "student"}],
+ "testPresets": [{"name": "student", "configurePreset": "student"}],
+ "workflowPresets": [{"name": "ci", "steps": [{"type": "configure", "name": "ci"}]}]}
 """
 
 
@@ -87,23 +95,36 @@ class SkipSummaryTest(unittest.TestCase):
         self.assertFalse([line for line in lines if "FAILED" in line], lines)
         self.assertTrue(lines[0].startswith("2 of 3 tests skipped: 1 for want of a GPU"), lines)
 
-    def test_test_sh_fails_when_a_test_failed_and_says_what_failed_before_the_skips(self):
-        # tools/test.sh as it is, in a tree of its own whose bootstrap passes and whose `cmake
-        # --workflow` is this CTest run, failing the way the workflow's test step fails.
+    def fake_tree(self) -> tuple[Path, dict]:
+        """tools/test.sh as it is, in a tree of its own with presets of its own (a release has no
+        ci preset), whose bootstrap passes and whose build trees are the fixture's; `cmake
+        --workflow` is a CTest run of the fixture that fails the way the workflow's test step
+        fails, `cmake --build` does nothing, and `ctest --preset NAME ARGS` runs the fixture with
+        ARGS (logged to ctest-args)."""
         root = Path(self.tmp.name) / "tree"
-        (root / "tools").mkdir(parents=True)
-        for script in ("test.sh", "skip_summary.sh"):
-            shutil.copy2(REPO / "tools" / script, root / "tools" / script)
-        (root / "tools" / "bootstrap.sh").write_text("reduction_bootstrap() { :; }\n", encoding="utf-8")
-        (root / "build").mkdir()
-        (root / "build" / "ci").symlink_to(self.build)
+        if not root.exists():
+            (root / "tools").mkdir(parents=True)
+            for script in ("test.sh", "skip_summary.sh"):
+                shutil.copy2(REPO / "tools" / script, root / "tools" / script)
+            (root / "CMakePresets.json").write_text(FAKE_PRESETS, encoding="utf-8")
+            (root / "tools" / "bootstrap.sh").write_text("reduction_bootstrap() { :; }\n", encoding="utf-8")
+            (root / "build").mkdir()
+            for preset in ("ci", "student"):
+                (root / "build" / preset).symlink_to(self.build)
         bin_dir = Path(self.tmp.name) / "bin"
         bin_dir.mkdir(exist_ok=True)
         fake_cmake = bin_dir / "cmake"
-        fake_cmake.write_text(f'#!/bin/sh\n"{CTEST}" --test-dir "{self.build}" --output-on-failure\nexit 8\n',
-                              encoding="utf-8")
-        fake_cmake.chmod(0o755)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}")
+        fake_cmake.write_text(f'#!/bin/sh\n[ "$1" = --build ] && exit 0\n'
+                              f'"{CTEST}" --test-dir "{self.build}" --output-on-failure\nexit 8\n', encoding="utf-8")
+        fake_ctest = bin_dir / "ctest"
+        fake_ctest.write_text(f'#!/bin/sh\nshift 2\necho "$@" > "{root}/ctest-args"\n'
+                              f'exec "{CTEST}" --test-dir "{self.build}" --output-on-failure "$@"\n', encoding="utf-8")
+        for fake in (fake_cmake, fake_ctest):
+            fake.chmod(0o755)
+        return root, dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}")
+
+    def test_test_sh_fails_when_a_test_failed_and_says_what_failed_before_the_skips(self):
+        root, env = self.fake_tree()
         result = subprocess.run(["bash", str(root / "tools" / "test.sh")], capture_output=True, text=True,
                                 timeout=120, env=env)
         self.assertEqual(result.returncode, 8, result.stdout[-2000:] + result.stderr[-2000:])
@@ -111,6 +132,24 @@ class SkipSummaryTest(unittest.TestCase):
         self.assertTrue(tail[0].startswith("2 of 5 tests FAILED"), tail)
         self.assertTrue(tail[3].startswith("2 of 5 tests skipped"), tail)
 
+    def test_test_sh_with_one_labs_tests_ends_with_what_did_not_run(self):
+        # What a student types after each edit: one test preset and CTest's arguments. CTest alone
+        # ends with "100% tests passed" and a list; test.sh's last line says the test did not run.
+        root, env = self.fake_tree()
+        result = subprocess.run(["bash", str(root / "tools" / "test.sh"), "student", "-R", "^lab02"],
+                                capture_output=True, text=True, timeout=120, env=env)
+        self.assertEqual(result.returncode, 0, result.stdout[-2000:] + result.stderr[-2000:])
+        self.assertEqual((root / "ctest-args").read_text(encoding="utf-8").split(), ["-R", "^lab02"])
+        self.assertIn("100% tests passed", result.stdout)
+        self.assertTrue(result.stdout.splitlines()[-1].startswith("1 of 1 tests skipped: 1 for want of a GPU"),
+                        result.stdout[-1000:])
+
+    def test_test_sh_refuses_a_name_that_is_no_preset(self):
+        root, env = self.fake_tree()
+        result = subprocess.run(["bash", str(root / "tools" / "test.sh"), "studnet-large", "-L", "lab02"],
+                                capture_output=True, text=True, timeout=120, env=env)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("'studnet-large' is no test preset", result.stderr)
 
 if __name__ == "__main__":
     unittest.main()

@@ -36,7 +36,7 @@ typedef ReductionLabStatus (*ReductionSumFloatFn)(const float* in, size_t num_it
 
 typedef struct ReductionLab {
   int abi_version;    /* REDUCTION_LAB_ABI_VERSION */
-  int number;         /* 1..10 */
+  int number;         /* the folder's number: 2 for "02_atomic" */
   const char* name;   /* folder name without the number: "atomic" */
   const char* title;  /* "global atomic" */
   int runs_on_device; /* 0: a host lab, pointers are host memory and the stream is unused */
