@@ -81,6 +81,11 @@ class ShardingTest(unittest.TestCase):
         status, text = self.run_cli(pieces, "--merge")
         self.assertEqual(status, cli.EXIT_OK, text)
         self.assert_same_outputs(single, pieces)
+        # The class report of the pieces: every student a row and a page, as after one run.
+        for out in (single, pieces):
+            page = (out / "report" / "index.html").read_text(encoding="utf-8")
+            self.assertEqual(page.count('<tr data-name="'), len(self.names), out)
+            self.assertEqual(sorted(p.stem for p in (out / "report" / "students").glob("*.html")), sorted(self.names))
 
     def test_a_shard_grades_only_its_students(self):
         out = self.root / "shard"
