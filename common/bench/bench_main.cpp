@@ -307,7 +307,7 @@ class Bench {
         },
         call_timeout_seconds(60.0), "lab " + lab.folder() + " at n = " + std::to_string(work.n));
     if (!result.ok()) return result.message;
-    if (!work.matches(got, lab)) return "wrong sum (run the tests: ctest -L lab" + lab.folder().substr(0, 2) + ")";
+    if (!work.matches(got, lab)) return "wrong sum " + run_tests_hint(lab.folder().substr(0, 2));
     return "";
   }
 
@@ -381,7 +381,7 @@ void time_on_host(const LabPair& lab, std::size_t n, const std::string& type, co
     else right = std::fabs(got - expected.sum) <= float_tolerance(module->float_error_depth(n), expected.sum_abs).bound;
     if (!result.ok() || !right) {
       row.status = "WRONG_ANSWER";
-      row.detail = result.ok() ? "wrong sum (run the tests: ctest -L lab" + lab.folder.substr(0, 2) + ")" : result.message;
+      row.detail = result.ok() ? "wrong sum " + run_tests_hint(lab.folder.substr(0, 2)) : result.message;
       rows.push_back(row);
       continue;
     }

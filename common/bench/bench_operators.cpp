@@ -1,5 +1,6 @@
 // The operator launches of reduction_bench --operators (bench_operators.hpp).
 #include "bench_operators.hpp"
+#include "bench_report.hpp"
 
 #include <reduction/check.hpp>
 #include <reduction/operator_reference.hpp>
@@ -25,7 +26,7 @@ std::string wrong(ReductionOperator op, T got, double expected, double allowed =
   std::ostringstream text;
   text << "wrong " << ops::operator_name(op) << ": got " << got << ", expected " << expected;
   if (allowed > 0) text << " +- " << allowed;
-  text << " (run the tests: ctest -L lab12)";
+  text << " " << run_tests_hint("12");
   return text.str();
 }
 

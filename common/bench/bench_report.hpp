@@ -31,6 +31,12 @@ struct RunInfo {
   double measured_sm_mhz = 0;
 };
 
+// What a wrong sum's row tells the student to do next: the lab's tests, by the command the labs'
+// READMEs give ("NN" is the lab's number, "02").
+inline std::string run_tests_hint(const std::string& lab_number) {
+  return "(run its tests: bash tools/test.sh student -L lab" + lab_number + ")";
+}
+
 // The CSV header, in the documented column order.
 std::string csv_header();
 std::string csv_line(const Row& row, const RunInfo& info);
