@@ -64,7 +64,11 @@ def open_browser():
                      "--no-first-run", "--disable-extensions", "--window-size=1400,1000"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(driver), options=options), ""
+    from selenium.common.exceptions import WebDriverException
+    try:
+        return webdriver.Chrome(service=Service(driver), options=options), ""
+    except WebDriverException as exc:   # installed but cannot start here (no display server is needed: headless)
+        return None, f"chromium did not start: {str(exc.msg or exc).strip().splitlines()[0][:300]}"
 
 
 def gradebook_rows(out: Path) -> tuple[list[str], list[list[str]]]:
