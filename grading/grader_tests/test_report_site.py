@@ -52,6 +52,7 @@ def record(name: str, gpu: bool = True) -> StudentRecord:
     device = LabRecord("02_atomic", "atomic.cu", "lab02_atomic", verdict="PASSED" if gpu else "NOT_RUN",
                        score=LabScore(10.0, 10.0, 10.0, 10.0, 20.0, 20.0) if gpu else LabScore(max=20.0))
     return StudentRecord(name, complete=True, date="2026-11-25", seed="7", sandbox="bubblewrap (test)",
+                         submission=f"/class/{name}",
                          labs={"01_host_sum": host, "02_atomic": device}, total=20.0 if gpu else None,
                          max_total=30.0, gpu_name="TEST GPU" if gpu else "")
 
@@ -109,6 +110,8 @@ class ReportSite(unittest.TestCase):
         text = "".join(Elements(page).text)
         for shown in ("c001", "expected", "10", "9", "<b>", PRINTED):
             self.assertIn(shown, text)
+        self.assertIn("python3 grading/grade.py /class --student ann --labs 01 --seed 7 ", text,
+                      "the replay command names the class folder, the student, the lab and the seed")
 
     def test_an_unchanged_page_is_not_rewritten_and_a_student_gone_loses_its_page(self):
         ann = self.out / "report" / "students" / "ann.html"

@@ -4,6 +4,9 @@ its times against the reference's."""
 
 from __future__ import annotations
 
+import shlex
+from pathlib import PurePath
+
 from ..records import LabRecord, StudentRecord
 from ..reports import format_points, max_total_text
 from ..student_paths import student_file_name
@@ -32,14 +35,23 @@ def _points(entry: LabRecord) -> str:
             + (", a bonus lab" if score.bonus else ""))
 
 
-def _first_failure(entry: LabRecord, seed: str) -> str:
+def replay_command(record: StudentRecord, entry: LabRecord) -> str:
+    """The command that grades this lab of this student again on the same inputs, into a folder of
+    its own (the class's OUT keeps its records)."""
+    class_folder = str(PurePath(record.submission).parent) if record.submission else "SUBMISSIONS"
+    return (f"python3 grading/grade.py {shlex.quote(class_folder)} --student {shlex.quote(record.student)} "
+            f"--labs {entry.folder[:2]} --seed {record.seed} --build-dir build/solutions --out replay --force")
+
+
+def _first_failure(record: StudentRecord, entry: LabRecord) -> str:
     failure = (entry.tests.check or {}).get("first_failure")
     if not isinstance(failure, dict):
         return ""
     rows = "".join(f"<tr><th>{text(name)}</th><td><code>{text(failure.get(key, ''))}</code></td></tr>"
                    for key, name in (("case", "case"), ("what", "input"), ("expected", "expected"),
                                      ("got", "got"), ("hint", "hint")) if failure.get(key))
-    replay = f"<tr><th>replay</th><td><code>grade.py --seed {text(seed)}</code></td></tr>" if seed else ""
+    replay = (f"<tr><th>replay</th><td><code>{text(replay_command(record, entry))}</code></td></tr>"
+              if record.seed else "")
     return f'<table class="first-failure">{rows}{replay}</table>'
 
 
@@ -81,7 +93,7 @@ def _benchmark(entry: LabRecord) -> str:
     return "".join(parts)
 
 
-def _lab(entry: LabRecord, seed: str) -> str:
+def _lab(record: StudentRecord, entry: LabRecord) -> str:
     hazards = bool(entry.sanitizer.hazards)
     heading = (f'<h3 id="lab-{text(entry.folder)}">{text(entry.folder)} '
                f"{verdict_span(entry.verdict, hazards, entry.benchmark.impossible)} "
@@ -89,7 +101,7 @@ def _lab(entry: LabRecord, seed: str) -> str:
     output = (f"<details><summary>what your code printed during its tests</summary>{pre(entry.tests.program_output)}"
               "</details>" if entry.tests.program_output else "")
     return (f'<section class="lab">{heading}<p>{text(_points(entry))}</p>{pre(entry.detail, "detail")}'
-            f"{_first_failure(entry, seed)}"
+            f"{_first_failure(record, entry)}"
             f"{_compile(entry)}{_sanitizer(entry)}{output}{_benchmark(entry)}</section>")
 
 
@@ -114,5 +126,5 @@ def student_page(record: StudentRecord, figure: Figure) -> str:
             f'<th class="num">of</th></tr></thead><tbody>{summary}</tbody></table>'
             + (f'<div class="figure" id="figure-student">{figure.svg}</div>' if figure.svg else
                f'<p class="note">Figure: {text(figure.note)}</p>')
-            + printed + "".join(_lab(entry, record.seed) for entry in record.labs.values()))
+            + printed + "".join(_lab(record, entry) for entry in record.labs.values()))
     return page(f"{record.student}: reduction-labs report", body)
