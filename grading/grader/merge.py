@@ -22,20 +22,12 @@ class MergeResult:
     plots: str = ""                                       # what became of the plots and the report, in words
 
 
-def _sandbox_of(records: list[StudentRecord]) -> str:
-    """The class is as sandboxed as its least sandboxed record."""
-    for record in records:
-        if reports.unsandboxed(record):
-            return record.sandbox
-    return records[0].sandbox if records else ""
-
-
 def merge(out: Path, labs: list[Lab], roster: list[str], plots: bool = True, leaderboard: bool = False) -> MergeResult:
     out = Path(out)
     key = signing.load_key(out)
     complete = reports.load_records(out, roster, key)
     result = MergeResult()
-    result.records = reports.write_class_outputs(out, labs, roster, key, _sandbox_of(complete), leaderboard)
+    result.records = reports.write_class_outputs(out, labs, roster, key, reports.class_sandbox(complete), leaderboard)
     done = {record.student for record in result.records}
     result.unfinished = [name for name in roster if name not in done]
     result.plots = finish(out, labs, roster, result.records, plots)

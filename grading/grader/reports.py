@@ -96,6 +96,17 @@ def bonus_folders(records: list[StudentRecord]) -> set[str]:
     return {folder for record in records for folder, entry in record.labs.items() if entry.score.bonus}
 
 
+def graded_labs(records: list[StudentRecord], labs: list[Lab]) -> list[Lab]:
+    """The class files' lab columns: the labs any record graded (all of them when none did)."""
+    graded = {folder for record in records for folder in record.labs}
+    return [lab for lab in labs if lab.folder in graded] or list(labs)
+
+
+def class_sandbox(records: list[StudentRecord]) -> str:
+    """The class is as sandboxed as its least sandboxed record."""
+    return next((record.sandbox for record in records if unsandboxed(record)), records[0].sandbox if records else "")
+
+
 def max_total_text(record: StudentRecord) -> str:
     """'190', or '190 + bonus (11_single_pass)' when the record has bonus labs."""
     bonus = [folder for folder, entry in record.labs.items() if entry.score.bonus]
@@ -340,8 +351,7 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
     `leaderboard`: the policy's [gradescope] leaderboard (Gradescope leaderboard entries)."""
     out = Path(out)
     records = load_records(out, names, key)
-    graded = {folder for record in records for folder in record.labs}
-    columns = [lab for lab in labs if lab.folder in graded] or list(labs)
+    columns = graded_labs(records, labs)
     write_atomic(out / "gradebook.csv", gradebook_csv(records, columns, names))
     write_atomic(out / "timings.csv", timings_csv(records))
     sidecar = timings_sidecar(records)

@@ -7,7 +7,7 @@ from collections import Counter
 
 from ..manifest import Lab
 from ..records import StudentRecord
-from ..reports import format_points, unsandboxed
+from ..reports import class_sandbox, format_points
 from ..verdicts import NOT_RUN, PASSED, VERDICTS
 from .figures import CLASS_FIGURES, Figure
 from .markup import LEGEND, VERDICT_WORDS, attribute, href, page, text, verdict_span
@@ -21,7 +21,7 @@ def _joined(values) -> str:
 
 
 def _run_facts(records: list[StudentRecord], names: list[str]) -> str:
-    sandbox = next((r.sandbox for r in records if unsandboxed(r)), records[0].sandbox if records else "")
+    sandbox = class_sandbox(records)
     facts = [("graded", f"{len(records)} of {len(names)} students"), ("date", _joined(r.date for r in records)),
              ("GPU", _joined(r.gpu_name for r in records) if any(r.gpu_name for r in records) else "none (GPU labs not run)"),
              ("input seed", _joined(r.seed for r in records)), ("student code", sandbox or "unknown"),

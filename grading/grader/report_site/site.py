@@ -16,6 +16,7 @@ from pathlib import Path
 from ..class_folder import REFUSED_FILE
 from ..manifest import Lab
 from ..records import StudentRecord
+from ..reports import bonus_folders, graded_labs, write_atomic
 from ..student_paths import student_file_name
 from .class_page import class_page
 from .figures import CLASS_FIGURES, load_figure
@@ -36,7 +37,6 @@ def _refused(out: Path) -> list[tuple[str, str]]:
 
 
 def _write_if_changed(path: Path, content: str) -> bool:
-    from ..reports import write_atomic   # reports.py writes the report: imported late, at the call
     try:
         if path.read_text(encoding="utf-8") == content:
             return False
@@ -58,11 +58,9 @@ def write_site(out: Path, labs: list[Lab], names: list[str], records: list[Stude
     plots = out / "plots"
     figures = {stem: load_figure(plots, stem, not_before) for stem, _ in CLASS_FIGURES}
     note = plots_note or ("" if any(f.svg for f in figures.values()) else DRAWN_AT_THE_END)
-    bonus = {folder for record in records for folder, entry in record.labs.items() if entry.score.bonus}
-    graded = {folder for record in records for folder in record.labs}
-    columns = [lab for lab in labs if lab.folder in graded] or list(labs)
     index = site / "index.html"
-    _write_if_changed(index, class_page(records, columns, names, bonus, figures, note, _refused(out)))
+    _write_if_changed(index, class_page(records, graded_labs(records, labs), names, bonus_folders(records), figures,
+                                        note, _refused(out)))
     kept = set()
     for record in records:
         path = site / student_page_path(record.student)
