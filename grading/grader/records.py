@@ -113,6 +113,7 @@ class StudentRecord:
     gpu_name: str = ""
     step_seconds: dict[str, float] = field(default_factory=dict)  # compile, test, sanitize, time
     run: str = ""                  # the grading run that made it: the workers of one --gpus run share it
+    flags: list[dict] = field(default_factory=list)  # integrity flags (flags.Flag as JSON): what needs attention
 
     def to_json(self) -> dict:
         return asdict(self)
