@@ -62,6 +62,15 @@ class TimedItem:
     verified: bool = False
     problem: str = ""
     error_message: str = ""   # what the run said (untrusted): quote_module_message() before showing it
+    # The timekeeper's clock (timekeeper_main.cpp), medians over the timed calls, in microseconds;
+    # -1 where no call had every stamp. excess_us: from preparing the call's input to reading its
+    # report, less the time the worker claimed for it; the grader holds it against the reference's.
+    inputs: str = ""          # "shared" (the timekeeper wrote each call's input), "in_process", "host"
+    clocked: int = 0          # timed calls with every stamp
+    excess_us: float = -1.0
+    excess_min_us: float = -1.0  # the least of the calls' excess (noise only ever adds to it)
+    window_us: float = -1.0   # go to report
+    prep_us: float = -1.0     # preparing the input (and starting the L2 flush) before the go
 
 
 @dataclass
@@ -72,6 +81,9 @@ class TimingCheck:
     after_end: int = 0        # lines after "end"
     end: bool = False
     items: list[TimedItem] = field(default_factory=list)
+    inputs: str = ""          # how the timekeeper gave the inputs ("shared", "in_process", "host")
+    inputs_why: str = ""      # why not shared, where the device could not share memory
+    clock_error: str = ""     # the timekeeper's own failure, if any
 
     @property
     def tampered(self) -> str:
@@ -110,7 +122,9 @@ def parse_timing_check(text: str) -> TimingCheck:
     return TimingCheck(device=str(data.get("device", "")), malformed=int(data.get("malformed", 0)),
                        forged=int(data.get("forged", 0)), after_end=int(data.get("after_end", 0)),
                        end=bool(data.get("end", False)),
-                       items=[_take(TimedItem, item) for item in data.get("items", [])])
+                       items=[_take(TimedItem, item) for item in data.get("items", [])],
+                       inputs=str(data.get("inputs", "")), inputs_why=str(data.get("inputs_why", "")),
+                       clock_error=str(data.get("clock_error", "")))
 
 
 @dataclass(frozen=True)

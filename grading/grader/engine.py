@@ -38,6 +38,7 @@ from pathlib import Path
 from . import benchmark, class_outputs, reports, scoring, signing
 from .claims import Claim
 from .diagnostics import first_error, public_folders, student_diagnostics
+from .flags import add_flag
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
 from .libraries import refusal_detail
 from .manifest import Lab, Manifest
@@ -580,7 +581,8 @@ class Grader:
         record.timings = [row for row in outcome.rows] + [row for lab in outcome.labs.values() for row in lab.rows]
         for folder, result in outcome.labs.items():
             ratios = [float(row["ratio_to_ref"]) for row in result.rows if row["status"] == "ok" and row["ratio_to_ref"]]
-            unusable = result.impossible or any(row["status"] != "ok" for row in result.rows)
+            unusable = result.impossible or result.contradicted or any(row["status"] != "ok" for row in result.rows)
+            _flag_timing(record, folder, result)
             if ratios and not unusable and not result.note:
                 result.ratio = round(self.policy.combine_ratios(ratios), 4)
                 result.statistic = self.policy.section("performance")["statistic"]
@@ -628,3 +630,13 @@ class Grader:
             entry.score = scoring.score_lab(lab, self.policy, entry.verdict, entry.sanitizer.hazards, entry.benchmark.ratio,
                                             measured, note)
         record.total, record.max_total = scoring.student_total([e.score for e in record.labs.values()])
+
+
+def _flag_timing(record: StudentRecord, folder: str, result) -> None:
+    """The integrity flags of a lab's timing: times the grader refused, and why (the lab's note)."""
+    if result.contradicted:
+        add_flag(record.flags, "time_contradicted", folder, result.note)
+    elif result.impossible:
+        add_flag(record.flags, "time_impossible", folder, result.note)
+    elif any(row["status"] == "UNVERIFIED" for row in result.rows):
+        add_flag(record.flags, "time_unverified", folder, result.note)

@@ -74,6 +74,10 @@ class Manifest:
     def checker(self) -> Path:
         return self.binary_dir / "grading" / "runner" / "reduction_lab_check"
 
+    @property
+    def timekeeper(self) -> Path:  # the trusted clock that starts every timing worker (timekeeper_main.cpp)
+        return self.binary_dir / "grading" / "runner" / "reduction_timekeeper"
+
     def reference_module(self, lab: Lab) -> Path | None:
         return self.reference_dir / lab.module_file if self.reference_dir else None
 
@@ -149,7 +153,8 @@ def ensure_build(repo: Path, build_dir: Path, log) -> Manifest:
         _run(configure_command(repo, build_dir), log)
         _run(["cmake", "--build", str(build_dir)], log)
     manifest = load_manifest(build_dir)
-    targets = ["reduction_lab_observe", "reduction_time_worker", "reduction_student_worker", "reduction_lab_check"]
+    targets = ["reduction_lab_observe", "reduction_time_worker", "reduction_student_worker", "reduction_lab_check",
+               "reduction_timekeeper"]
     if manifest.reference_dir == manifest.binary_dir / "solutions":
         targets += [f"{lab.module}_solution" for lab in manifest.labs]
     _run(["cmake", "--build", str(build_dir), "--target", *targets], log)
@@ -160,7 +165,8 @@ def ensure_build(repo: Path, build_dir: Path, log) -> Manifest:
 
 def check_programs(manifest: Manifest) -> None:
     """The grader's programs and the reference modules (the checker's source of truth) exist."""
-    for program in (manifest.observer, manifest.time_worker, manifest.student_worker, manifest.checker):
+    for program in (manifest.observer, manifest.time_worker, manifest.student_worker, manifest.checker,
+                    manifest.timekeeper):
         if not program.is_file():
             raise GraderError(f"{program}: missing (build the grader's programs first)")
     for lab in manifest.labs:

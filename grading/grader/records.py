@@ -46,6 +46,12 @@ class LabBenchmark:
     note: str = ""
     no_reference: bool = False
     impossible: bool = False   # faster than the read roof of the same run: no performance points
+    contradicted: bool = False  # the timekeeper's clock contradicts the times claimed: no performance points
+
+    @property
+    def time_refused(self) -> bool:
+        """A time the grader refused (below the roof, or contradicted by its clock): '?' in the summaries."""
+        return self.impossible or self.contradicted
 
 
 @dataclass

@@ -28,7 +28,7 @@ from .manifest import Lab
 from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS
 from .records import LabRecord, StudentRecord
 from .student_paths import gradescope_folder, record_path
-from .verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
+from .verdicts import COMPILE_ERROR, LEGEND, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
 SHARED_OWNERS = (REFERENCE, BASELINE)  # rows every student's benchmark run measures again
 
@@ -258,7 +258,7 @@ def leaderboard_entries(record: StudentRecord) -> list[dict]:
     made-up value would rank it."""
     return [{"name": f"{folder} time / reference", "value": round(entry.benchmark.ratio, 3), "order": "asc"}
             for folder, entry in record.labs.items()
-            if entry.verdict == PASSED and entry.benchmark.ratio is not None and not entry.benchmark.impossible]
+            if entry.verdict == PASSED and entry.benchmark.ratio is not None and not entry.benchmark.time_refused]
 
 
 def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict:
@@ -331,14 +331,13 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
             letter = LETTERS.get(entry.verdict, "?")
             if entry.sanitizer.hazards:
                 letter += "!"
-            elif entry.benchmark.impossible:
+            elif entry.benchmark.time_refused:
                 letter += "?"
             cells.append(f"{letter:>3}")
         total_text = (f"{format_points(record.total)}/{format_points(record.max_total)}" if record.total is not None
                       else "n/a")
         lines.append(f"{record.student:<{name_width}}  " + " ".join(cells) + f"   {total_text}")
-    lines.append("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing, "
-                 "N not run (no GPU); ! sanitizer finding; ? a time below the read roof (no performance points)")
+    lines.append(LEGEND)
     if bonus:
         lines.append("NN+ a bonus lab: its points are in the total, not in the maximum after the slash")
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
 from .manifest import Lab, Manifest
+from .contract import CLOCK_OUT_FD_FLAG, TOKEN_FD_FLAG
 from .process import Channel, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
 from .toolkit import toolkit_of
@@ -134,10 +135,18 @@ class Toolchain:
         return run_process(argv, timeout)
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
-                   channel: Channel | None = None, cpu: int | None = None) -> ProcessResult:
+                   channel: Channel | None = None, cpu: int | None = None,
+                   clock: list[str] | None = None) -> ProcessResult:
+        """`argv` in the sandbox; with `clock` (the timekeeper's command up to its "--"), the trusted
+        timekeeper runs outside with the grader's environment and starts the sandbox itself."""
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
         with self.sandbox.run_user() as user:   # a uid of its own for this run, released when it ended
-            return run_process(self.sandbox.command(argv, view, user), timeout, env=env,
+            command = self.sandbox.command(argv, view, user)
+            if clock:  # the sandbox gets exactly its environment, the timekeeper the grader's (its GPU, unrenamed)
+                command = [*clock, shutil.which("env") or "/usr/bin/env", "-i",
+                           *[f"{name}={value}" for name, value in env.items()], *command]
+                env = None
+            return run_process(command, timeout, env=env,
                                cwd=view.cwd, preexec=pinned(self.sandbox.preexec(self.limits), cpu), stall_s=stall_s,
                                output_limit=self.limits.file_bytes, channel=channel)
 
@@ -305,13 +314,16 @@ class Toolchain:
         # the student: no migration between cores in the middle of a timed loop.
         cpu = None if gpu else timing_core()
         with Channel() as channel:
+            worker = [str(self.manifest.student_worker if sandboxed else self.manifest.time_worker), f"--plan={plan}",
+                      f"{TOKEN_FD_FLAG}={channel.token_fd}"]
+            clock = [str(self.manifest.timekeeper), f"--plan={plan}", f"{CLOCK_OUT_FD_FLAG}={channel.write_fd}", "--"]
             if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
-                argv = [str(self.manifest.student_worker), f"--plan={plan}", *channel.argv()]
                 view = self._run_view((self.manifest.student_worker, plan, *readable), gpu)
-                run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu)
+                run = self._sandboxed(worker, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu,
+                                      clock=clock)
             else:
-                argv = [str(self.manifest.time_worker), f"--plan={plan}", *channel.argv()]
-                run = run_process(argv, timeout, stall_s=call_timeout + 30, channel=channel, preexec=pinned(None, cpu))
+                run = run_process(clock + worker, timeout, stall_s=call_timeout + 30, channel=channel,
+                                  preexec=pinned(None, cpu))
         checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
                               *([f"--cache={cache}"] if cache else []))
         plan.unlink()

@@ -26,6 +26,10 @@ NOT_RUN = "NOT_RUN"
 VERDICTS = (PASSED, WRONG_ANSWER, RUNTIME_ERROR, TIMEOUT, COMPILE_ERROR, MISSING, NOT_RUN)
 LETTERS = {PASSED: "P", WRONG_ANSWER: "W", RUNTIME_ERROR: "R", TIMEOUT: "T", COMPILE_ERROR: "C",
            MISSING: "M", NOT_RUN: "N"}
+# The letters' legend, as the console summary and the class report print it.
+LEGEND = ("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing, N not run (no GPU); "
+          "! sanitizer finding; ? a time the grader refused: below the read roof, or contradicted by its clock "
+          "(no performance points)")
 
 EXIT_WATCHDOG = RUNNER_EXIT_WATCHDOG  # the runner's own per-call deadline
 NOT_IMPLEMENTED = "not implemented yet"

@@ -89,6 +89,7 @@ class FakeToolchain:
         self.gpu = gpu
         self.sanitizer = sanitizer
         self.slow_ratio = slow_ratio
+        self.clocked_once: set[tuple[str, str]] = set()
         self.calls: list[tuple] = []
 
     def _outcome(self, student: str, folder: str) -> dict:
@@ -162,10 +163,14 @@ class FakeToolchain:
 
     def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None):
         """Reference labs take 400/lab number us, the roof 20 and CUB 24; a student's lab 1.02x its
-        reference, or slow_ratio x when the outcome says slow."""
+        reference, or slow_ratio x when the outcome says slow. Every call is reported 20 us beyond its
+        claim on the timekeeper's clock; `clock` in the outcome adds that many us more (work the claim
+        leaves out), `clock_cheat` claims a twentieth of the real time, `clock_once` is 5 ms late on its
+        first timing only (a noisy machine)."""
         items, students = [], set()
         for line in plan_text.splitlines():
             item_id, folder, where, dtype, n, *module = line.split(",")
+            excess = 20.0
             if folder in ("roof", "cub"):
                 median = 20.0 if folder == "roof" else 24.0
             else:
@@ -173,9 +178,18 @@ class FakeToolchain:
                 if sandboxed:  # the student's module: .../work/<student>/modules/labNN.so
                     student = Path(module[0]).parent.parent.name
                     students.add(student)
-                    median *= self.slow_ratio if self._outcome(student, folder).get("slow") else 1.02
+                    outcome = self._outcome(student, folder)
+                    median *= self.slow_ratio if outcome.get("slow") else 1.02
+                    excess += outcome.get("clock", 0.0)
+                    if outcome.get("clock_cheat"):
+                        excess += median * 19
+                    if outcome.get("clock_once") and (student, folder) not in self.clocked_once:
+                        self.clocked_once.add((student, folder))   # a burst of noise on its first timing only
+                        excess += 5000.0
             items.append(TimedItem(item_id, folder, dtype, int(n), 25, median, median * 0.99, median * 0.995,
-                                   median * 1.005, True, ""))
+                                   median * 1.005, True, "", inputs="host" if where == "host" else "shared",
+                                   clocked=25, excess_us=excess, excess_min_us=excess - 2, window_us=excess + median - 5,
+                                   prep_us=5.0))
         labs = tuple(sorted({line.split(",")[1] for line in plan_text.splitlines()}))
         self.calls.append(("bench", students.pop(), labs) if sandboxed else ("reference", "", labs))
         return TimingRun(ProcessResult(0), TimingCheck("NVIDIA H200 (fake)", items=items))

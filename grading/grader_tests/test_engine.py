@@ -300,6 +300,39 @@ class TestTimings(GradingCase):
         self.assertIn("below the read roof", "\n".join(lab["score"]["notes"]))
         self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"IMPOSSIBLE"})
 
+    def test_a_time_the_graders_clock_contradicts_earns_no_performance_points(self):
+        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "clock_cheat": True},
+                              "05_sequential": {"verdict": "PASSED", "clock": 30.0}}}
+        self.grade(FakeToolchain(outcomes), who={"alice"})
+        record = self.record("alice")
+        lab = record["labs"]["10_two_step"]
+        self.assertTrue(lab["benchmark"]["contradicted"])
+        self.assertEqual(lab["score"]["performance"], 0.0)
+        self.assertEqual(lab["score"]["correctness"], lab["score"]["correctness_max"])
+        self.assertIn("the grader's clock puts each timed call at about", "\n".join(lab["score"]["notes"]))
+        self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"CONTRADICTED"})
+        self.assertEqual([(f["kind"], f["lab"]) for f in record["flags"]], [("time_contradicted", "10_two_step")])
+        # 30 us beyond the reference's on a 81.6 us lab is within the slack (25 us + 15 %): believed
+        honest = record["labs"]["05_sequential"]
+        self.assertFalse(honest["benchmark"]["contradicted"])
+        self.assertEqual(honest["score"]["performance"], honest["score"]["performance_max"])
+        gradescope = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+        test = next(t for t in gradescope["tests"] if "10_two_step" in t["name"])
+        self.assertIn("grader's clock", test["output"])
+        self.assertIn("timed again: the grader's clock contradicted the first timing of 10_two_step",
+                      record["benchmark"]["problems"])
+
+    def test_a_contradiction_that_does_not_come_back_is_noise(self):
+        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "clock_once": True}}}
+        toolchain = FakeToolchain(outcomes)
+        self.grade(toolchain, who={"alice"})
+        record = self.record("alice")
+        lab = record["labs"]["10_two_step"]
+        self.assertFalse(lab["benchmark"]["contradicted"])
+        self.assertEqual(lab["score"]["performance"], lab["score"]["performance_max"])
+        self.assertEqual(record["flags"], [])
+        self.assertEqual(sum(1 for call in toolchain.calls if call[0] == "bench"), 2 + 1)   # host once, device twice
+
     def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
         toolchain = FakeToolchain(self.expected)
         self.grade(toolchain, who={"alice", "bob"})

@@ -1,6 +1,7 @@
-// The trusted verdict on a timing run (see check_timing.hpp). The expected sum of call k is
-// recomputed by replaying the worker's input rotation and canary writes from the plan, and the
-// claimed times are held against the arrival times of their lines (pacing_problem).
+// The trusted verdict on a timing run (see check_timing.hpp). The expected sum of call k is the
+// timekeeper's (a device call on the input it wrote), or recomputed by replaying the worker's own
+// input rotation and the canaries of the call's nonce (a host call, or memory not shared); and each
+// claimed time is set beside the timekeeper's stamps of that call, for the grader to judge.
 #include "check_timing.hpp"
 
 #include "wire.hpp"
@@ -26,36 +27,51 @@ namespace {
 struct Reported {
   double us = 0;
   std::uint32_t bits = 0;
-  double arrival_us = -1;  // when the grader read the line (-1: not known)
 };
 
-// Between the reports of two calls of an item lie the call and the worker's own steps around it
-// (canaries, the L2 flush, the synchronizations, the report itself: well under a millisecond). A
-// run whose calls came a median of more than max(5 ms, 4x the claimed time) beyond what they
-// claimed did not time those calls: its lines were written ahead, in a burst, or by the lab itself.
-constexpr double kPacingFloorUs = 5000;
-constexpr double kPacingFactor = 4;
+// The timekeeper's line for one call: when it began preparing the input, said go and read the
+// worker's report (microseconds on its clock; -1 when not there), and what the call had to return.
+struct Window {
+  double prep_us = -1, go_us = -1, done_us = -1;
+  std::string inputs;        // "shared" (the timekeeper's input), "in_process" or "host" (the worker's own)
+  std::uint64_t nonce = 0;   // the canaries' nonce where the worker keeps its own inputs
+  double sum = 0, sum_abs = 0;
+  std::uint32_t int_sum = 0;
+};
+using Windows = std::map<int, Window>;
 
-std::string pacing_problem(const std::map<int, Reported>& calls) {
-  std::vector<double> slack, claimed;
-  const Reported* previous = nullptr;
-  int previous_call = -2;
-  for (const auto& [call, r] : calls) {
-    if (previous && call == previous_call + 1 && previous->arrival_us >= 0 && r.arrival_us >= 0) {
-      slack.push_back(r.arrival_us - previous->arrival_us - r.us);
-      claimed.push_back(r.us);
+double stamp(const WireLine& line, const std::string& key) {
+  const std::string text = line.get(key);
+  if (text.empty()) return -1;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return end && *end == '\0' && std::isfinite(value) && value >= 0 ? value : -1;
+}
+
+// The timekeeper's "window" lines, by item and call (the first of each).
+std::map<std::string, Windows> read_windows(const std::vector<WireLine>& clock) {
+  std::map<std::string, Windows> windows;
+  for (const WireLine& line : clock) {
+    if (line.event != "window") continue;
+    Window w;
+    w.prep_us = stamp(line, "prep_us");
+    w.go_us = stamp(line, "go_us");
+    w.done_us = stamp(line, "done_us");
+    w.inputs = line.get("inputs");
+    w.nonce = std::strtoull(line.get("nonce").c_str(), nullptr, 16);
+    w.sum = std::strtod(line.get("sum").c_str(), nullptr);
+    w.sum_abs = std::strtod(line.get("sum_abs").c_str(), nullptr);
+    std::uint32_t bits = 0;
+    if (parse_bits_hex(line.get("int_sum"), bits)) w.int_sum = bits;
+    int call = -1;
+    try {
+      call = std::stoi(line.get("call"));
+    } catch (const std::exception&) {
+      continue;
     }
-    previous = &r;
-    previous_call = call;
+    windows[line.get("item")].emplace(call, w);
   }
-  if (slack.size() < 4) return "";
-  const double gap = summarize(slack).median, claim = summarize(claimed).median;
-  if (gap <= std::max(kPacingFloorUs, kPacingFactor * claim)) return "";
-  std::ostringstream out;
-  out.precision(4);
-  out << "its calls were reported a median " << gap + claim << " us apart but claimed " << claim
-      << " us each: the times reported are not the calls' (written ahead, or by the lab)";
-  return out.str();
+  return windows;
 }
 
 // One item's buffers as the worker saw them: the generated inputs (known by their sums, and element
@@ -75,11 +91,11 @@ class Replay {
     }
   }
 
-  // Applies call k's canaries; returns the buffer it reads.
-  int advance(int call) {
+  // Applies the canaries of call k's nonce; returns the buffer it reads.
+  int advance(int call, std::uint64_t nonce) {
     const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
     const int b = timing_buffer_of_call(plan_, call);
-    for (const Canary& c : timing_canaries(plan_, type, n_, call)) {
+    for (const Canary& c : timing_canaries_of_nonce(plan_, type, n_, nonce)) {
       const auto it = overlay_[b].find(c.index);
       const T old = it != overlay_[b].end() ? it->second : input_value<T>(specs_[b].pattern, specs_[b].seed, c.index);
       const T value = std::is_same_v<T, int> ? static_cast<T>(c.int_value) : static_cast<T>(c.float_value);
@@ -121,37 +137,103 @@ class Replay {
 struct ItemReport {
   std::string problem;  // empty: every call present and right
   SampleStats stats;
+  std::string inputs;   // as the timekeeper gave them
+  // the timekeeper's clock, medians over the timed calls: from preparing the input to reading the
+  // report, less the time claimed (the harness's and the channel's share); go to report; preparing
+  double excess_us = -1, window_us = -1, prep_us = -1;
+  double excess_min_us = -1;  // the least of the calls' excess: what the harness takes at the least, noise
+                              // (a busy core, a late wake-up) only ever adds to it
+  std::size_t clocked = 0;  // timed calls with every stamp
 };
 
 template <typename T>
+bool right_sum(const Window& w, std::uint32_t bits, std::size_t depth) {
+  if constexpr (std::is_same_v<T, int>) {
+    return bits == w.int_sum;
+  } else {
+    float got;
+    std::memcpy(&got, &bits, sizeof got);
+    return std::fabs(static_cast<double>(got) - w.sum) <= float_tolerance(depth, w.sum_abs).bound;
+  }
+}
+
+template <typename T>
+std::string shown(std::uint32_t bits) {
+  std::ostringstream out;
+  out.precision(10);
+  float as_float;
+  std::memcpy(&as_float, &bits, sizeof as_float);
+  if constexpr (std::is_same_v<T, int>) out << static_cast<std::int32_t>(bits);
+  else out << as_float;
+  return out.str();
+}
+
+template <typename T>
+std::string expected_of(const Window& w) {
+  std::ostringstream out;
+  out.precision(10);
+  if constexpr (std::is_same_v<T, int>) out << static_cast<std::int32_t>(w.int_sum);
+  else out << w.sum;
+  return out.str();
+}
+
+void add_clock(const Window& w, double claimed, std::vector<double>& excess, std::vector<double>& window,
+               std::vector<double>& prep) {
+  if (w.prep_us < 0 || w.go_us < 0 || w.done_us < 0) return;
+  excess.push_back(w.done_us - w.prep_us - claimed);
+  window.push_back(w.done_us - w.go_us);
+  prep.push_back(w.go_us - w.prep_us);
+}
+
+template <typename T>
 ItemReport judge_item(const TimingPlan& plan, const TimingItem& item, const std::map<int, Reported>& calls,
-                      std::size_t depth, bool has_value, Expectations& known) {
+                      const Windows& windows, std::size_t depth, bool has_value, Expectations& known) {
   ItemReport report;
-  std::vector<double> samples;
+  std::vector<double> samples, excess, window, prep;
   std::optional<Replay<T>> replay;
-  if (has_value) replay.emplace(plan, item.n, known);
   const int total = plan.warmup + plan.samples;
+  const auto fail = [&](const std::string& why) {
+    if (report.problem.empty()) report.problem = why;
+  };
   for (int k = 0; k < total; ++k) {
+    const auto w = windows.find(k);
+    if (w == windows.end()) {
+      fail("call " + std::to_string(k) + " was never started by the timekeeper");
+      break;
+    }
+    if (report.inputs.empty()) report.inputs = w->second.inputs;
+    const bool shared = w->second.inputs == "shared";
+    int b = 0;
+    if (has_value && !shared) {
+      if (!replay) replay.emplace(plan, item.n, known);
+      b = replay->advance(k, w->second.nonce);
+    }
     const auto it = calls.find(k);
-    const int b = replay ? replay->advance(k) : 0;
     if (it == calls.end()) {
-      if (report.problem.empty()) report.problem = "call " + std::to_string(k) + " was not reported";
+      fail("call " + std::to_string(k) + " was not reported");
       continue;
     }
-    if (replay && !replay->correct(b, it->second.bits, depth) && report.problem.empty()) {
-      float as_float;
-      std::memcpy(&as_float, &it->second.bits, sizeof as_float);
-      std::ostringstream got;
-      got.precision(10);
-      if constexpr (std::is_same_v<T, int>) got << static_cast<std::int32_t>(it->second.bits);
-      else got << as_float;
-      report.problem = "timed call " + std::to_string(k) + " returned " + got.str() + ", expected " +
-                       replay->expected(b) + " (a cached or stale result, or work outside the timed stream)";
+    if (has_value) {
+      const bool right = shared ? right_sum<T>(w->second, it->second.bits, depth)
+                                : replay->correct(b, it->second.bits, depth);
+      if (!right)
+        fail("timed call " + std::to_string(k) + " returned " + shown<T>(it->second.bits) + ", expected " +
+             (shared ? expected_of<T>(w->second) : replay->expected(b)) +
+             " (a cached or stale result, or work outside the timed stream)");
     }
-    if (k >= plan.warmup) samples.push_back(it->second.us);
+    if (k >= plan.warmup) {
+      samples.push_back(it->second.us);
+      add_clock(w->second, it->second.us, excess, window, prep);
+    }
   }
   if (!samples.empty()) report.stats = summarize(samples);
-  if (report.problem.empty()) report.problem = pacing_problem(calls);
+  report.clocked = excess.size();
+  if (!excess.empty()) {
+    report.excess_us = summarize(excess).median;
+    report.excess_min_us = summarize(excess).min;
+    report.window_us = summarize(window).median;
+    report.prep_us = summarize(prep).median;
+  }
   return report;
 }
 
@@ -178,15 +260,13 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
   std::map<std::string, std::map<int, Reported>> calls;
   std::map<std::string, WireLine> item_errors;
   std::string device;
-  const ChannelLines channel = read_channel(observed, token);
+  const ChannelLines channel = read_channel(observed, token, true);
   int malformed = channel.malformed;
-  for (std::size_t index = 0; index < channel.lines.size(); ++index) {
-    const WireLine& line = channel.lines[index];
+  for (const WireLine& line : channel.lines) {
     if (line.event == "device" && device.empty()) device = line.get("name");
     if (line.event == "item_error") item_errors.emplace(line.get("item"), line);
     if (line.event != "sample") continue;
     Reported r;
-    r.arrival_us = channel.arrival_us[index];
     int call = -1;
     try {
       call = std::stoi(line.get("call"));
@@ -199,13 +279,21 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
         !calls[line.get("item")].emplace(call, r).second)
       ++malformed;  // a bad number, or a second report of one call
   }
+  const std::map<std::string, Windows> windows = read_windows(channel.clock);
+  std::string inputs, inputs_why, clock_error;
+  for (const WireLine& line : channel.clock) {
+    if (line.event == "clock" && inputs.empty()) inputs = line.get("inputs"), inputs_why = line.get("why");
+    if (line.event == "clock_error" && clock_error.empty()) clock_error = line.get("message").substr(0, 300);
+  }
   std::map<std::string, std::unique_ptr<LabModule>> references;
   std::ostringstream out;
   out << "{\"format\":\"" REDUCTION_TIMING_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION
       << ",\"device\":" << json_string(device)
       << ",\"malformed\":" << malformed << ",\"forged\":" << channel.forged
       << ",\"after_end\":" << channel.after_end << ",\"end\":" << (channel.end ? "true" : "false")
-      << ",\"items\":[";
+      << ",\"inputs\":" << json_string(inputs) << ",\"inputs_why\":" << json_string(inputs_why.substr(0, 300))
+      << ",\"clock_error\":" << json_string(clock_error) << ",\"items\":[";
+  static const Windows no_windows;
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     const TimingItem& item = plan.items[i];
     const bool baseline = item.module.empty();
@@ -216,9 +304,11 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
       if (!ref) ref = std::make_unique<LabModule>(LabModule::load(reference_dir + "/" + module_file_name(item.lab)));
       depth = ref->float_error_depth(item.n);
     }
+    const auto w = windows.find(item.id);
+    const Windows& mine = w == windows.end() ? no_windows : w->second;
     ItemReport report = item.type == Type::int32
-                            ? judge_item<int>(plan, item, calls[item.id], depth, has_value, known)
-                            : judge_item<float>(plan, item, calls[item.id], depth, has_value, known);
+                            ? judge_item<int>(plan, item, calls[item.id], mine, depth, has_value, known)
+                            : judge_item<float>(plan, item, calls[item.id], mine, depth, has_value, known);
     std::string error_message;  // the run's own words: the grader quotes only what it recognizes
     if (const auto it = item_errors.find(item.id); it != item_errors.end())
       report.problem = item_error_problem(it->second, error_message);
@@ -228,7 +318,11 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
         << ",\"samples\":" << report.stats.count << ",\"median_us\":" << report.stats.median
         << ",\"min_us\":" << report.stats.min << ",\"q1_us\":" << report.stats.q1 << ",\"q3_us\":" << report.stats.q3
         << ",\"verified\":" << (report.problem.empty() ? "true" : "false")
-        << ",\"problem\":" << json_string(report.problem) << ",\"error_message\":" << json_string(error_message) << "}";
+        << ",\"problem\":" << json_string(report.problem) << ",\"error_message\":" << json_string(error_message)
+        << ",\"inputs\":" << json_string(report.inputs) << ",\"clocked\":" << report.clocked
+        << ",\"excess_us\":" << report.excess_us << ",\"excess_min_us\":" << report.excess_min_us
+        << ",\"window_us\":" << report.window_us
+        << ",\"prep_us\":" << report.prep_us << "}";
   }
   out << "]}\n";
   return out.str();

@@ -380,10 +380,10 @@ InputSpec timing_buffer(const TimingPlan& plan, Type type, std::size_t n, int bu
 
 int timing_buffer_of_call(const TimingPlan& plan, int call) { return call % plan.buffers; }
 
-std::vector<Canary> timing_canaries(const TimingPlan& plan, Type type, std::size_t n, int call) {
+std::vector<Canary> timing_canaries_of_nonce(const TimingPlan& plan, Type type, std::size_t n, std::uint64_t nonce) {
   std::vector<Canary> canaries;
   if (n == 0) return canaries;
-  const std::uint64_t base = mix64(timing_buffer(plan, type, n, 0).seed ^ (0xCA7A11ull + call));
+  const std::uint64_t base = mix64(timing_buffer(plan, type, n, 0).seed ^ mix64(nonce ^ 0xCA7A11ull));
   for (int k = 0; k < plan.canaries; ++k) {
     const std::uint64_t bits = mix64(base + static_cast<std::uint64_t>(k));
     const std::uint64_t value_bits = mix64(bits);

@@ -114,15 +114,17 @@ TimingPlan read_timing_plan(const std::string& text);
 
 // The input buffer b of an item: the same data for every implementation timed at (type, n).
 InputSpec timing_buffer(const TimingPlan& plan, Type type, std::size_t n, int buffer);
-// Call k of an item (warm-up calls first) uses this buffer...
+// Call k of an item (warm-up calls first) uses this buffer, where the worker keeps its own inputs
+// (a host item; a device item where memory cannot be shared with the timekeeper)...
 int timing_buffer_of_call(const TimingPlan& plan, int call);
-// ...after these elements were rewritten (in this order): index and value.
+// ...after these elements were rewritten (in this order): index and value, from the nonce of the
+// call's go (clock.hpp), which the timekeeper draws when the call may start.
 struct Canary {
   std::size_t index;
   std::int64_t int_value;  // for int
   float float_value;       // for float
 };
-std::vector<Canary> timing_canaries(const TimingPlan& plan, Type type, std::size_t n, int call);
+std::vector<Canary> timing_canaries_of_nonce(const TimingPlan& plan, Type type, std::size_t n, std::uint64_t nonce);
 
 // FNV-1a over bytes: the digest the runner reports for the input after a case.
 std::uint64_t digest_bytes(const void* data, std::size_t bytes);

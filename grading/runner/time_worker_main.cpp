@@ -1,16 +1,20 @@
 // reduction_time_worker: times the items of a timing plan (lab modules, or the roof and CUB
-// baselines) and reports every call's time and result on the report channel (wire.hpp), read
-// live by the grader; stdout and stderr are the lab's own. The grader runs it outside the
-// sandbox for the references and baselines, and this same code built without CUB
-// (reduction_student_worker) in the sandbox for a student's modules: no student code shares a
-// process with a reference, or with a library reduction it could find and call.
-//
-// Every call k reads buffer timing_buffer_of_call(k) after timing_canaries(k) were written into
-// it, with a fresh value in *d_out: a result cached from an earlier call, or work that finishes
-// outside the timed stream, returns a wrong sum, which the checker sees. Each sample: L2 flushed,
-// then events around the call alone on one stream. A call that never returns is the grader's to
-// stop: it kills a run that reports no progress (this program has no deadline of its own).
+// baselines) and reports every call's time and result on the report channel (wire.hpp); stdout
+// and stderr are the lab's own. It runs under the timekeeper (timekeeper_main.cpp), which started
+// it and reads its report: every timed call waits for the timekeeper's go (clock.hpp), which comes
+// once the call's input is ready and the L2 flush is running in the timekeeper's own context, so
+// the call queues behind the flush and its host-side launch is never timed. A device call reads
+// the input the timekeeper wrote for it just before its go (shared_inputs.hpp), from a seed drawn
+// then; where memory cannot be shared, and for host items, the worker keeps its own buffers and
+// rewrites canary elements chosen by the go's nonce. Either way no answer can be prepared ahead:
+// a result cached from an earlier call, or work that finishes outside the timed stream, returns a
+// wrong sum or shows on the timekeeper's clock. The grader runs it outside the sandbox for the
+// references and baselines, and this same code built without CUB (reduction_student_worker) in
+// the sandbox for a student's modules: no student code shares a process with a reference, or with
+// a library reduction it could find and call. A call that never returns is the grader's to stop.
+#include "clock.hpp"
 #include "plan.hpp"
+#include "shared_inputs.hpp"
 #include "wire.hpp"
 
 #include "../tests/scratch_guard.hpp"
@@ -107,16 +111,22 @@ class InputCache {
   std::map<std::size_t, Inputs<float>> floats_;
 };
 
-// A device item: one lab (or baseline) timed call by call. Each call is enqueued from this thread
-// right behind the L2 flush, so the GPU is still busy when the start event and the call arrive and
-// no host latency is timed. A call that never returns is stopped by the grader (no progress).
-// A lab's scratch lies between guards (scratch_guard.hpp), checked after each call is synchronized,
+// Where a device item's calls read: the timekeeper's shared input, or the worker's own buffers.
+struct DeviceInputs {
+  const MappedInputs* shared = nullptr;  // the timekeeper rewrites it before every go
+  InputCache* own = nullptr;             // else: rotating buffers and canaries from the go's nonce
+};
+
+// A device item: one lab (or baseline) timed call by call, each after the timekeeper's go. A
+// lab's scratch lies between guards (scratch_guard.hpp), checked after each call is synchronized,
 // outside the timed region: a call that wrote outside it ends the item with an item_error.
 template <typename T>
 void time_device_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule* lab,
-                      Timer& timer, InputCache& cache) {
+                      cudaStream_t stream, DeviceInputs inputs, ControlReader& control) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
-  Inputs<T>& inputs = cache.get<T>(item.n, true);
+  Inputs<T>* own = inputs.shared ? nullptr : &inputs.own->get<T>(item.n, true);
+  if (inputs.shared && inputs.shared->bytes() < item.n * sizeof(T))
+    throw std::runtime_error("the shared input is smaller than the item's");
   DeviceBuffer<T> output(1);
   testing::GuardedScratch temp(guaranteed_temp_storage_bytes(item.n));
   REDUCTION_CHECK(cudaDeviceSynchronize());  // the guards were written on the legacy stream
@@ -128,23 +138,26 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
 #endif
   std::optional<ReadRoof> roof;
   if (item.lab == "roof") roof.emplace(item.n * sizeof(T));
-  const cudaStream_t stream = timer.stream();
   PinnedBuffer<T> staging(static_cast<std::size_t>(plan.canaries) + 1);
   T* result = staging.get() + plan.canaries;
   Event start, stop;
   std::vector<std::pair<int, std::size_t>> touched;  // (buffer, index) of every canary written
   std::optional<std::pair<int, testing::ScratchDamage>> overrun;  // the call that wrote outside its scratch
   for (int call = 0; call < plan.warmup + plan.samples && !overrun; ++call) {
-    const int b = timing_buffer_of_call(plan, call);
-    T* d_in = inputs.device[b].get();
-    const auto canaries = timing_canaries(plan, type, item.n, call);
-    for (std::size_t k = 0; k < canaries.size(); ++k) {
-      staging.get()[k] = canary_value<T>(canaries[k]);
-      REDUCTION_CHECK(cudaMemcpyAsync(d_in + canaries[k].index, staging.get() + k, sizeof(T), cudaMemcpyHostToDevice, stream));
-      touched.emplace_back(b, canaries[k].index);
+    const Go go = control.wait(item.id, call);
+    T* d_in = inputs.shared ? static_cast<T*>(inputs.shared->data()) : nullptr;
+    if (own) {
+      const int b = timing_buffer_of_call(plan, call);
+      d_in = own->device[b].get();
+      const auto canaries = timing_canaries_of_nonce(plan, type, item.n, go.nonce);
+      for (std::size_t k = 0; k < canaries.size(); ++k) {
+        staging.get()[k] = canary_value<T>(canaries[k]);
+        REDUCTION_CHECK(cudaMemcpyAsync(d_in + canaries[k].index, staging.get() + k, sizeof(T), cudaMemcpyHostToDevice,
+                                        stream));
+        touched.emplace_back(b, canaries[k].index);
+      }
     }
     REDUCTION_CHECK(cudaMemsetAsync(output.get(), 0x5A ^ (call & 0xFF), sizeof(T), stream));  // a fresh stale value
-    timer.flush_l2();
     start.record(stream);
     if (lab) {
       const auto status = lab->sum<T>(d_in, item.n, output.get(), temp.get(), temp.bytes(), stream);
@@ -168,7 +181,7 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
     }
   }
   for (const auto& [b, index] : touched)  // back to the inputs as generated, for the next item
-    REDUCTION_CHECK(cudaMemcpy(inputs.device[b].get() + index, inputs.host[b].data() + index, sizeof(T),
+    REDUCTION_CHECK(cudaMemcpy(own->device[b].get() + index, own->host[b].data() + index, sizeof(T),
                                cudaMemcpyHostToDevice));
   if (!overrun) return;
   auto fields = testing::scratch_damage_fields(overrun->second);
@@ -178,15 +191,16 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
   report.emit("item_error", fields);
 }
 
-// A host item (lab 01): the same rotation and canaries, on host memory, with a steady clock.
+// A host item (lab 01): rotating buffers on host memory with the go's canaries, a steady clock.
 template <typename T>
 void time_host_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule& lab,
-                    InputCache& cache) {
+                    InputCache& cache, ControlReader& control) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
   std::vector<std::vector<T>> buffers = cache.get<T>(item.n, false).host;  // a copy: canaries go into it
   for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+    const Go go = control.wait(item.id, call);
     std::vector<T>& in = buffers[timing_buffer_of_call(plan, call)];
-    for (const Canary& c : timing_canaries(plan, type, item.n, call)) in[c.index] = canary_value<T>(c);
+    for (const Canary& c : timing_canaries_of_nonce(plan, type, item.n, go.nonce)) in[c.index] = canary_value<T>(c);
     T out{};
     const auto begin = std::chrono::steady_clock::now();
     const auto status = lab.sum<T>(in.data(), item.n, &out, nullptr, 0, nullptr);
@@ -197,13 +211,15 @@ void time_host_item(const Reporter& report, const TimingPlan& plan, const Timing
 }
 
 // Times the plan and ends the process (Reporter::finish): nothing of a lab's runs after "end".
-[[noreturn]] void run(const std::string& plan_path, const Reporter& report) {
+[[noreturn]] void run(const std::string& plan_path, const Reporter& report, ControlReader& control,
+                      std::optional<SharedInputsArg> shared_arg) {
   std::ifstream file(plan_path);
   std::stringstream text;
   text << file.rdbuf();
   const TimingPlan plan = read_timing_plan(text.str());
   std::map<std::string, std::unique_ptr<LabModule>> modules;
-  std::unique_ptr<Timer> timer;
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<MappedInputs> shared;
   InputCache inputs(plan);
   for (const TimingItem& item : plan.items) {
     const LabModule* lab = nullptr;
@@ -219,19 +235,28 @@ void time_host_item(const Reporter& report, const TimingPlan& plan, const Timing
     try {
       if (!item.on_device) {
         if (!lab) throw std::invalid_argument("a host item needs a module");
-        item.type == Type::int32 ? time_host_item<int>(report, plan, item, *lab, inputs)
-                                 : time_host_item<float>(report, plan, item, *lab, inputs);
+        item.type == Type::int32 ? time_host_item<int>(report, plan, item, *lab, inputs, control)
+                                 : time_host_item<float>(report, plan, item, *lab, inputs, control);
         continue;
       }
-      if (!timer) {
-        timer = std::make_unique<Timer>();
+      if (!stream) {
+        stream = std::make_unique<Stream>();
         report.emit("device", {{"name", query_device_info().name}});
+        if (shared_arg) {  // before any call: a worker that cannot map the timekeeper's input times nothing
+          const SharedInputsArg arg = *shared_arg;
+          shared_arg.reset();
+          shared = std::make_unique<MappedInputs>(arg.fd, arg.bytes);
+        }
       }
-      item.type == Type::int32 ? time_device_item<int>(report, plan, item, lab, *timer, inputs)
-                               : time_device_item<float>(report, plan, item, lab, *timer, inputs);
+      const DeviceInputs where{shared.get(), shared ? nullptr : &inputs};
+      item.type == Type::int32 ? time_device_item<int>(report, plan, item, lab, stream->get(), where, control)
+                               : time_device_item<float>(report, plan, item, lab, stream->get(), where, control);
     } catch (const CudaError& e) {
       report.emit("item_error", {{"item", item.id}, {"message", e.what()}});
       report.finish(kRuntimeErrorExitCode);  // the context cannot be trusted after a CUDA error
+    } catch (const ClockGone& e) {
+      report.emit("item_error", {{"item", item.id}, {"message", e.what()}});
+      report.finish(kRuntimeErrorExitCode);  // nothing can be timed without the timekeeper
     } catch (const std::exception& e) {
       report.emit("item_error", {{"item", item.id}, {"message", e.what()}});
     }
@@ -245,19 +270,25 @@ void time_host_item(const Reporter& report, const TimingPlan& plan, const Timing
 int main(int argc, char** argv) {
   using namespace reduction::grading;
   std::string plan;
-  int report_fd = -1, token_fd = -1;
-  const std::string report_flag = REDUCTION_REPORT_FD_FLAG "=", token_flag = REDUCTION_TOKEN_FD_FLAG "=";
+  int report_fd = -1, token_fd = -1, control_fd = -1;
+  std::optional<SharedInputsArg> shared;
+  const std::string report_flag = REDUCTION_REPORT_FD_FLAG "=", token_flag = REDUCTION_TOKEN_FD_FLAG "=",
+                    control_flag = REDUCTION_CLOCK_CONTROL_FD_FLAG "=",
+                    shared_flag = REDUCTION_CLOCK_SHARED_INPUTS_FLAG "=";
   bool usage = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--plan=", 0) == 0) plan = arg.substr(7);
     else if (arg.rfind(report_flag, 0) == 0) report_fd = parse_fd(arg.substr(report_flag.size()));
     else if (arg.rfind(token_flag, 0) == 0) token_fd = parse_fd(arg.substr(token_flag.size()));
-    else usage = true;
+    else if (arg.rfind(control_flag, 0) == 0) control_fd = parse_fd(arg.substr(control_flag.size()));
+    else if (arg.rfind(shared_flag, 0) == 0 && (shared = parse_shared_inputs_arg(arg.substr(shared_flag.size())))) {
+    } else usage = true;
   }
-  if (usage || plan.empty() || report_fd < -1 || token_fd < -1) {
-    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG
-                         "=FD]\n", argv[0]);
+  if (usage || plan.empty() || report_fd < -1 || token_fd < -1 || control_fd < 0) {
+    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN " REDUCTION_CLOCK_CONTROL_FD_FLAG "=FD [" REDUCTION_REPORT_FD_FLAG
+                         "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] [" REDUCTION_CLOCK_SHARED_INPUTS_FLAG
+                         "=FD:BYTES]\n(it runs under reduction_timekeeper, which passes these)\n", argv[0]);
     return 2;
   }
   std::string token;
@@ -268,8 +299,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Reporter report(report_fd, token);
+  ControlReader control(control_fd);
   try {
-    run(plan, report);
+    run(plan, report, control, shared);
   } catch (const std::exception& e) {
     report.emit("error", {{"message", e.what()}});
     report.finish(kRuntimeErrorExitCode);

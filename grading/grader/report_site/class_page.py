@@ -8,9 +8,9 @@ from collections import Counter
 from ..manifest import Lab
 from ..records import StudentRecord
 from ..reports import class_sandbox, format_points
-from ..verdicts import NOT_RUN, PASSED, VERDICTS
+from ..verdicts import LEGEND, NOT_RUN, PASSED, VERDICTS
 from .figures import CLASS_FIGURES, Figure
-from .markup import LEGEND, VERDICT_WORDS, attribute, href, page, text, verdict_span
+from .markup import VERDICT_WORDS, attribute, href, page, text, verdict_span
 from .student_page import student_page_path
 
 LEADERBOARD_TOP = 3
@@ -58,7 +58,7 @@ def _gradebook(records: list[StudentRecord], labs: list[Lab], names: list[str], 
             if entry is None:
                 cells.append(f'<td class="{css}" data-value=""></td>')
                 continue
-            letter = verdict_span(entry.verdict, bool(entry.sanitizer.hazards), entry.benchmark.impossible)
+            letter = verdict_span(entry.verdict, bool(entry.sanitizer.hazards), entry.benchmark.time_refused)
             cells.append(f'<td class="{css}" data-value="{attribute(entry.verdict)}" data-points="'
                          f'{attribute(format_points(entry.score.total))}">{letter}'
                          f'<span class="points">{text(format_points(entry.score.total))}</span></td>')
@@ -92,7 +92,7 @@ def _leaderboard(records: list[StudentRecord], labs: list[Lab]) -> str:
         ranked = sorted((entry.benchmark.ratio, record.student) for record in records
                         for entry in [record.labs.get(lab.folder)]
                         if entry and entry.verdict == PASSED and entry.benchmark.ratio is not None
-                        and not entry.benchmark.impossible)
+                        and not entry.benchmark.time_refused)
         if ranked:
             best = ", ".join(f'<a href="{href(student_page_path(name), "lab-" + lab.folder)}">{text(name)}</a> '
                              f"({ratio:.2f}&times;)" for ratio, name in ranked[:LEADERBOARD_TOP])

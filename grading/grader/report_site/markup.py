@@ -30,8 +30,7 @@ VERDICT_CLASS = {PASSED: "passed", WRONG_ANSWER: "failed", RUNTIME_ERROR: "faile
                  COMPILE_ERROR: "failed", MISSING: "missing", NOT_RUN: "not-run"}
 VERDICT_WORDS = {PASSED: "passed", WRONG_ANSWER: "wrong answer", RUNTIME_ERROR: "runtime error", TIMEOUT: "timeout",
                  COMPILE_ERROR: "compile error", MISSING: "missing", NOT_RUN: "not run (no GPU)"}
-LEGEND = ("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing, N not run (no GPU); "
-          "! sanitizer finding; ? a time below the read roof (no performance points)")
+
 
 
 def text(value) -> str:

@@ -96,7 +96,7 @@ def _benchmark(entry: LabRecord) -> str:
 def _lab(record: StudentRecord, entry: LabRecord) -> str:
     hazards = bool(entry.sanitizer.hazards)
     heading = (f'<h3 id="lab-{text(entry.folder)}">{text(entry.folder)} '
-               f"{verdict_span(entry.verdict, hazards, entry.benchmark.impossible)} "
+               f"{verdict_span(entry.verdict, hazards, entry.benchmark.time_refused)} "
                f"{text(VERDICT_WORDS.get(entry.verdict, 'not graded'))}</h3>")
     output = (f"<details><summary>what your code printed during its tests</summary>{pre(entry.tests.program_output)}"
               "</details>" if entry.tests.program_output else "")
@@ -112,7 +112,7 @@ def student_page(record: StudentRecord, figure: Figure) -> str:
     facts = [("total", total), ("date", record.date), ("GPU", record.gpu_name or "none"), ("input seed", record.seed),
              ("student code", record.sandbox), ("submission", record.submission)]
     summary = "".join(f"<tr><td><a href=\"#lab-{text(folder)}\">{text(folder)}</a></td><td>"
-                      f"{verdict_span(entry.verdict, bool(entry.sanitizer.hazards), entry.benchmark.impossible)}</td>"
+                      f"{verdict_span(entry.verdict, bool(entry.sanitizer.hazards), entry.benchmark.time_refused)}</td>"
                       f'<td class="num">{text(format_points(entry.score.total))}</td>'
                       f'<td class="num">{text(format_points(entry.score.max))}</td></tr>'
                       for folder, entry in record.labs.items())

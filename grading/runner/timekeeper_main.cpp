@@ -1,0 +1,216 @@
+// reduction_timekeeper: the trusted clock of a timing run. It starts the timing worker (the
+// reference worker, or the student's inside its sandbox: the command after "--"), owns the channel
+// to the grader, and for every timed call of the plan:
+//   1. prepares the call: for a device item, a fresh input written from a seed drawn now into the
+//      memory it shares with the worker (shared_inputs.hpp), its exact sums, then the L2 flush,
+//      left running so the worker's call queues behind it (input_writer.hpp);
+//   2. stamps "go" on its own clock and sends it on the worker's control pipe (clock.hpp);
+//   3. relays the worker's report lines to the grader, each stamped when it arrived, until the
+//      worker reports that call;
+//   4. writes its own line for the call: when it began preparing, said go and read the report, and
+//      what the call had to return.
+// The worker's lines travel only through it, tagged as the worker's (contract.json "timekeeper"),
+// so no line of the worker's can pass for the timekeeper's. The grader holds every claimed time
+// against these stamps (benchmark.py); the checker checks every result against these sums.
+//
+//   reduction_timekeeper --plan=TIMING_PLAN --out-fd=N -- WORKER [ARGS...]
+// It appends the worker's --control-fd, --report-fd and (where memory can be shared)
+// --shared-inputs flags to that command.
+#include "clock.hpp"
+#include "input_writer.hpp"
+#include "shared_inputs.hpp"
+#include "timekeeper_relay.hpp"
+#include "wire.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <reduction/device_info.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace reduction::grading {
+namespace {
+
+std::uint64_t fresh_seed() {
+  std::uint64_t seed = 0;
+  if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed))
+    throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
+  return seed;
+}
+
+std::string hex16(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016" PRIx64, value);
+  return text;
+}
+
+std::string number(double value, const char* format = "%.17g") {
+  char text[40];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+// The GPU side, made only when the plan has a device item.
+struct DeviceSide {
+  std::unique_ptr<InputWriter> writer;
+  std::unique_ptr<SharedInputs> shared;  // null: the worker keeps its own inputs (why says why)
+  std::string why;
+  std::string name;
+};
+
+DeviceSide device_side(const TimingPlan& plan) {
+  DeviceSide side;
+  std::size_t max_items = 0;
+  for (const TimingItem& item : plan.items)
+    if (item.on_device) max_items = std::max(max_items, item.n);
+  bool device = false;
+  for (const TimingItem& item : plan.items) device = device || item.on_device;
+  if (!device) return side;
+  side.name = query_device_info().name;
+  side.writer = std::make_unique<InputWriter>(max_items);
+  side.shared = SharedInputs::create(std::max<std::size_t>(max_items, 1) * sizeof(float), side.why);
+  return side;
+}
+
+struct Pipes {
+  int control_read = -1, control_write = -1, report_read = -1, report_write = -1;
+};
+
+Pipes make_pipes() {
+  int control[2], report[2];
+  if (::pipe2(control, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe2 failed: ") + std::strerror(errno));
+  // The worker's ends must survive its exec; the timekeeper's own must not reach it.
+  ::fcntl(control[0], F_SETFD, 0);
+  ::fcntl(report[1], F_SETFD, 0);
+  return {control[0], control[1], report[0], report[1]};
+}
+
+pid_t start_worker(std::vector<std::string> argv, const Pipes& pipes, const SharedInputs* shared) {
+  argv.push_back(std::string(REDUCTION_CLOCK_CONTROL_FD_FLAG "=") + std::to_string(pipes.control_read));
+  argv.push_back(std::string(REDUCTION_REPORT_FD_FLAG "=") + std::to_string(pipes.report_write));
+  if (shared)
+    argv.push_back(std::string(REDUCTION_CLOCK_SHARED_INPUTS_FLAG "=") + shared_inputs_arg(shared->fd(), shared->bytes()));
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "reduction_timekeeper: cannot start %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(pipes.control_read);
+  ::close(pipes.report_write);
+  return pid;
+}
+
+// One timed call, steps 1 to 4 of the top comment. False when the worker is gone.
+bool time_call(const TimingItem& item, int call, DeviceSide& side, int control, Relay& relay, Transcript& out) {
+  std::map<std::string, std::string> fields{{"item", item.id}, {"call", std::to_string(call)},
+                                            {"type", to_string(item.type)}};
+  const double prep = out.now_us();
+  const std::uint64_t seed = fresh_seed();
+  fields["nonce"] = hex16(seed);
+  if (item.on_device && side.shared) {
+    const ExpectedSum expected = side.writer->write(side.shared->data(), item.type, item.n, seed);
+    fields["inputs"] = "shared";
+    fields["sum"] = number(expected.sum);
+    fields["sum_abs"] = number(expected.sum_abs);
+    char bits[16];
+    std::snprintf(bits, sizeof bits, "0x%08x", expected.int_sum);
+    fields["int_sum"] = bits;
+  } else {
+    fields["inputs"] = item.on_device ? "in_process" : "host";
+  }
+  if (item.on_device) side.writer->flush_l2();
+  const double go = out.now_us();
+  const std::string line = go_line({item.id, call, seed});
+  const bool sent = ::write(control, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  const Relay::Outcome outcome = sent ? relay.until_reported(item.id, call) : Relay::Outcome{};
+  if (item.on_device) side.writer->wait();
+  fields["prep_us"] = number(prep, "%.1f");
+  fields["go_us"] = number(go, "%.1f");
+  fields["done_us"] = outcome.reported ? number(outcome.arrival_us, "%.1f") : "";
+  out.own("window", fields);
+  return sent && !outcome.ended;
+}
+
+int run(const std::string& plan_path, int out_fd, const std::vector<std::string>& worker) {
+  Transcript out(out_fd);
+  std::ifstream file(plan_path);
+  std::stringstream text;
+  text << file.rdbuf();
+  const TimingPlan plan = read_timing_plan(text.str());
+  DeviceSide side = device_side(plan);
+  const Pipes pipes = make_pipes();
+  const pid_t child = start_worker(worker, pipes, side.shared.get());
+  out.own("clock", {{"inputs", !side.writer ? "host" : side.shared ? "shared" : "in_process"},
+                    {"why", side.why}, {"device", side.name}});
+  Relay relay(pipes.report_read, out);
+  bool going = true;
+  try {
+    for (const TimingItem& item : plan.items) {
+      for (int call = 0; going && call < plan.warmup + plan.samples; ++call) {
+        going = time_call(item, call, side, pipes.control_write, relay, out);
+        if (relay.item_failed(item.id)) break;  // the worker gave up on the item: on to the next
+      }
+    }
+  } catch (const std::exception& e) {  // a CUDA error of the timekeeper's own: nothing more is timed
+    out.own("clock_error", {{"message", e.what()}});
+    ::kill(child, SIGKILL);
+  }
+  ::close(pipes.control_write);  // a worker still waiting for a go ends
+  relay.drain();
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+}  // namespace reduction::grading
+
+int main(int argc, char** argv) {
+  using namespace reduction::grading;
+  std::string plan;
+  int out_fd = -2;
+  std::vector<std::string> worker;
+  const std::string out_flag = REDUCTION_CLOCK_OUT_FD_FLAG "=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {
+      worker.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    if (arg.rfind("--plan=", 0) == 0) plan = arg.substr(7);
+    else if (arg.rfind(out_flag, 0) == 0) out_fd = parse_fd(arg.substr(out_flag.size()));
+    else out_fd = -2, plan.clear();
+  }
+  if (plan.empty() || out_fd < 0 || worker.empty()) {
+    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN " REDUCTION_CLOCK_OUT_FD_FLAG "=FD -- WORKER [ARGS...]\n",
+                 argv[0]);
+    return 2;
+  }
+  ::signal(SIGPIPE, SIG_IGN);  // a worker or a grader gone is an error return, not a death
+  try {
+    return run(plan, out_fd, worker);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "reduction_timekeeper: %s\n", e.what());
+    return 3;
+  }
+}
