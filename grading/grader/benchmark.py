@@ -21,6 +21,7 @@ physically impossible and earns nothing.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -268,31 +269,55 @@ def clock_problem(item: TimedItem, reference_excess: float, slack_us: float, sla
             f"report, the reference's {reference_excess:.1f} us): the times are not the calls', no performance points")
 
 
-def _cell_clock_problem(cell: Cell, before: dict, own: dict, after: dict, slack_us: float, slack_ratio: float) -> str:
+@dataclass
+class ClockCheck:
+    """One cell of a student's timing against the timekeeper's clock (LabBenchmark.clock, as JSON)."""
+    type: str
+    n: int
+    claimed_us: float            # the student's median claim
+    excess_us: float             # its calls beyond their claim, from input to report (median)
+    reference_excess_us: float   # the reference's of the same cell (the larger of the runs around it)
+    allowed_us: float            # how much more the student's may be: the slack and the machine's noise
+    problem: str = ""
+
+
+def _cell_clock(cell: Cell, before: dict, own: dict, after: dict, slack_us: float,
+                slack_ratio: float) -> ClockCheck | None:
     """The timekeeper's verdict on one of the student's cells, against the reference runs around it
-    ("" when it agrees, or when there is nothing to hold it against)."""
+    (None when there is nothing to hold it against)."""
     key = (cell.lab, cell.type, cell.n)
     item = own.get(key)
     references = [side[key] for side in (before, after)
                   if key in side and side[key].verified and side[key].excess_us >= 0]
     if item is None or not item.verified or not references:
-        return ""
+        return None
     # The reference's own spread (its typical call's excess over its quietest) is the machine's noise
     # in this run: allowed on top of the slack.
-    noise = max(0.0, max(r.excess_us for r in references) - min(max(r.excess_min_us, 0.0) for r in references))
-    return clock_problem(item, max(r.excess_us for r in references), slack_us + noise, slack_ratio)
+    reference = max(r.excess_us for r in references)
+    noise = max(0.0, reference - min(max(r.excess_min_us, 0.0) for r in references))
+    problem = clock_problem(item, reference, slack_us + noise, slack_ratio)
+    return ClockCheck(cell.type, cell.n, round(item.median_us, 3), round(item.excess_us, 1), round(reference, 1),
+                      round(slack_us + noise + slack_ratio * item.median_us, 1), problem)
+
+
+def _cell_clock_problem(cell: Cell, before: dict, own: dict, after: dict, slack_us: float, slack_ratio: float) -> str:
+    check = _cell_clock(cell, before, own, after, slack_us, slack_ratio)
+    return check.problem if check else ""
 
 
 def _check_clock(outcome: Outcome, cells: list[Cell], before: dict, own: dict, after: dict, slack_us: float,
                  slack_ratio: float) -> None:
     """The timekeeper's verdict on each of the student's cells, against the reference runs around it."""
     for cell in cells:
-        problem = _cell_clock_problem(cell, before, own, after, slack_us, slack_ratio)
-        if not problem:
+        check = _cell_clock(cell, before, own, after, slack_us, slack_ratio)
+        if check is None:
             continue
         result = outcome.labs.setdefault(cell.lab, LabBenchmark())
+        result.clock.append(dataclasses.asdict(check))
+        if not check.problem:
+            continue
         result.contradicted = True
-        result.note = result.note or f"at n = {cell.n}, {cell.type}: {problem}"
+        result.note = result.note or f"at n = {cell.n}, {cell.type}: {check.problem}"
         for row in result.rows:
             if row["type"] == cell.type and row["n"] == str(cell.n):
                 row["status"] = CONTRADICTED

@@ -47,6 +47,7 @@ class LabBenchmark:
     no_reference: bool = False
     impossible: bool = False   # faster than the read roof of the same run: no performance points
     contradicted: bool = False  # the timekeeper's clock contradicts the times claimed: no performance points
+    clock: list[dict] = field(default_factory=list)  # per (type, n): the claim against the clock (benchmark.ClockCheck)
 
     @property
     def time_refused(self) -> bool:
