@@ -203,7 +203,8 @@ class Sandbox:
         os.chown(path, user.uid, user.gid, follow_symlinks=False)
         os.chmod(path, 0o700)
 
-    def command(self, argv: list[str], view: View, user: RunUser | None, seccomp_fds: tuple[int, ...] = ()) -> list[str]:
+    def command(self, argv: list[str], view: View, user: RunUser | None,
+                seccomp_fds: tuple[int, ...] = ()) -> list[str]:
         """The full argv to exec for `argv` under `view` as `user` (from run_user()) and the filter on
         `seccomp_fds` (from seccomp_fds(); the run must inherit them); argv unchanged when not enabled.
         Chowns the view's writable folders to that user."""
