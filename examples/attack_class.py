@@ -102,6 +102,8 @@ ATTACK_ITEMS = {
     21: "student folder names that a file-name mapping could merge",
     22: "writes past the scratch it was handed (temp_storage_bytes), into the harness's memory",
     23: "markup in its folder name and printed output, for the class report (a web page) to run",
+    24: "passes answers to a classmate through the kernel keyring; reads the grader's session keyring into its "
+        "report",
 }
 
 HOST = "01_host_sum"
@@ -384,6 +386,18 @@ ATTACKERS: dict[str, Attacker] = {
                                labs={HOST: HandIn(passed(), "printing never costs a point; the class report shows the "
                                                             "output as text and runs nothing of it")}),
 
+    # ---- 24: the kernel keyring ----
+    "keyring_publisher": Attacker("cpu", (24,), "honest lab 01 that also publishes every sum as a kernel key any "
+                                                "uid may read (its user and session keyrings, permissions 0x3f3f3f3f)",
+                                  labs={HOST: HandIn(passed(), "its own sums are right; no key leaves its run "
+                                                               "(the keyring calls are refused)")}),
+    "keyring_reader": Attacker("cpu", (24, 4), "lab 01 that returns the sums keyring_publisher published, without "
+                                               "summing (a wrong sum where it finds none), and prints every key it "
+                                               "can read, the grader's session keyring's included",
+                               labs={HOST: HandIn(zero("WRONG_ANSWER"), "no key reaches it, whichever of the two "
+                                                                        "runs first: its sums are wrong, and no key "
+                                                                        "of the grader's is in its report")}),
+
     # ---- 13, 14: layout ----
     "copycat": Attacker("cpu", (13,), "its student folder is a symbolic link to aaron's", folder_link="aaron",
                         refusable=True),
@@ -428,7 +442,8 @@ INVARIANTS = [
     "the victims (aaron, zoe, gpuhog_victim, slots_victim) get exactly their points: the attackers changed "
     "nothing of theirs",
     "no report (students/, gradescope/, gradebook.csv, junit.xml, timings) contains the grader's "
-    "REDUCTION_TEST_SECRET value, a line of a reference solution's region, or a line of /etc/passwd",
+    "REDUCTION_TEST_SECRET value, the key the grading's session keyring holds (REDUCTION_KEY_SECRET), a line of a "
+    "reference solution's region, or a line of /etc/passwd",
     "every report file parses and is at most 1 MiB (gradebook.csv, junit.xml, timings: 8 MiB)",
     "no process of the sandbox's uids (a uid of 65000-65533 per run, or 65534 for every run where those cannot be "
     "used) is left running after the grader exits",

@@ -2,7 +2,7 @@
 """Checks a grading of a class against the class's expected_verdicts.json.
 
     python3 examples/check_class.py CLASS_DIR OUT_DIR [--cpu-only | --detect-gpu] [--secret VALUE]
-                                    [--no-process-check] [--running-before PIDS]
+                                    [--key-secret VALUE] [--no-process-check] [--running-before PIDS]
     python3 examples/check_class.py --sandbox-pids   (the pids of the sandbox's uids now, for --running-before)
 
 CLASS_DIR is a class written by examples/make_examples.py (the students and expected_verdicts.json);
@@ -18,7 +18,8 @@ junit.xml, timings). It checks, and prints as a table:
 - the class-level invariants: the records, the gradebook, the Gradescope folders and the JUnit
   suites name exactly the class folder's students (a "refusable" attacker may be absent); no
   gradebook cell is a spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
-  value, a line of a reference solution's region that the student did not hand in, or a line of
+  value, the key its session keyring held (REDUCTION_KEY_SECRET: examples/with_session_key.py put it
+  there), a line of a reference solution's region that the student did not hand in, or a line of
   /etc/passwd; every report parses and is small; no process of the sandbox's uids (those the
   records' sandbox description names: a uid per run of grading/grader/run_users.py's range, or 65534
   for every run) is left running.
@@ -296,7 +297,7 @@ def leftover_processes(uids: set[int], before: set[str] = frozenset()) -> list[s
 
 
 def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, process_check: bool,
-          before: set[str] = frozenset()) -> list[Check]:
+          before: set[str] = frozenset(), key_secret: str | None = None) -> list[Check]:
     expected = json.loads((class_dir / EXPECTED_FILE).read_text(encoding="utf-8"))
     attackers = expected.get("attackers", {})
     names = class_students(class_dir)
@@ -380,6 +381,8 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
             continue
         if secret and secret in text:
             leaks.append(f"{path.relative_to(out)}: the REDUCTION_TEST_SECRET value")
+        if key_secret and key_secret in text:
+            leaks.append(f"{path.relative_to(out)}: the key of the grading's session keyring")
         quoted = {line for line in forbidden.get(student, secrets) if line in text}
         if quoted:
             leaks.append(f"{path.relative_to(out)}: {len(quoted)} solution line(s), e.g. {sorted(quoted)[0]!r}")
@@ -387,9 +390,11 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
             leaks.append(f"{path.relative_to(out)}: a line of /etc/passwd")
     checks.append(Check("reports parse", not broken, "; ".join(broken) or "all"))
     checks.append(Check("reports are small", not big, "; ".join(big) or "all under the limits"))
+    unchecked = [name for name, value in (("REDUCTION_TEST_SECRET", secret), ("REDUCTION_KEY_SECRET", key_secret))
+                 if not value]
     checks.append(Check("reports hold no secret", not leaks, "; ".join(leaks) or
-                        ("no secret, solution line or /etc/passwd line" if secret else
-                         "no solution line or /etc/passwd line (no REDUCTION_TEST_SECRET given: not looked for)")))
+                        "no secret, solution line or /etc/passwd line"
+                        + (f" ({' and '.join(unchecked)} not given: not looked for)" if unchecked else "")))
 
     if process_check:
         # The uids the records say the runs had (another grading on this host may be using the others).
@@ -433,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
                       help="--cpu-only when nvidia-smi finds no GPU on this machine (grade and check on the same one)")
     parser.add_argument("--secret", default=os.environ.get("REDUCTION_TEST_SECRET"),
                         help="the grader's REDUCTION_TEST_SECRET value (default: this environment's)")
+    parser.add_argument("--key-secret", default=os.environ.get("REDUCTION_KEY_SECRET"),
+                        help="the key's value in the grading's session keyring (default: this environment's "
+                             "REDUCTION_KEY_SECRET)")
     parser.add_argument("--running-before", default="",
                         help="pids (comma-separated) of the sandbox uids' processes from before the grading: "
                              "not left over (--sandbox-pids prints them)")
@@ -452,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.out}: no such folder")
     before = {pid for pid in args.running_before.split(",") if pid}
     cpu_only = args.cpu_only or (args.detect_gpu and not gpu_here())
-    checks = check(args.class_dir, args.out, cpu_only, args.secret, not args.no_process_check, before)
+    checks = check(args.class_dir, args.out, cpu_only, args.secret, not args.no_process_check, before, args.key_secret)
     print_report(checks, unchecked_without_gpu(args.out) if cpu_only else "")
     return 1 if any(not c.ok for c in checks) else 0
 

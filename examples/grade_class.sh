@@ -20,11 +20,14 @@ out=$build/grading-$kind
 "$py" "$here/examples/make_examples.py" --class "$kind" --out "$class" >/dev/null || exit 1
 # A value the grader has and student code must never see: check_class.py looks for it in every report.
 REDUCTION_TEST_SECRET="secret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
-export REDUCTION_TEST_SECRET
+# A key of the grader's session keyring (examples/with_session_key.py): no report may hold it either.
+REDUCTION_KEY_SECRET="grader-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+export REDUCTION_TEST_SECRET REDUCTION_KEY_SECRET
 rm -rf "$out"
 # The sandbox users' processes from before (another service's, another grading's): not this one's leftovers.
 running_before=$("$py" "$here/examples/check_class.py" --sandbox-pids || true)
-"$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox
+"$py" "$here/examples/with_session_key.py" -- \
+  "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox
 status=$?
 if [ $status = 4 ]; then
   echo "SKIPPED: the $kind class is graded only in the sandbox (run as root with bubblewrap installed)"

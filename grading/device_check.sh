@@ -8,7 +8,8 @@
 #   beyond    labs 10, 11 and CUB from 2^16 to 2^28, lab 12's operators, the tail-launch recursion
 #   scale     grading/bench_throughput.py: a synthetic class of 60, one GPU and every GPU, solo runs
 # The grader runs student code under bubblewrap: a GPU machine without network gets it from a
-# .deb in .debs/ (here: `apt-get download bubblewrap` into .debs/, git-ignored; carry .debs).
+# .deb in .debs/ (here: `apt-get download bubblewrap` into .debs/, git-ignored; carry .debs), and
+# libseccomp2 (its seccomp filter) the same way where the machine lacks libseccomp.so.2.
 # Full logs go to $OUT/logs.tar.gz (default ./device-out); a short table is printed last.
 #
 #   bash grading/device_check.sh [--stages test,sanitize,aa,bench] [--labs 02,05] [--sizes 2^24,2^28]
@@ -49,6 +50,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 # Before the tests: grader.unit runs the sandbox for real, and a release's bootstrap wants bwrap.
 if ! command -v bwrap >/dev/null; then
   for deb in "$here"/.debs/bubblewrap*.deb; do [ -f "$deb" ] && dpkg -x "$deb" / && note "bubblewrap from $(basename "$deb")"; done
+fi
+# Its seccomp filter is built with the system's libseccomp.so.2 (apt depends on it; a bare image may lack it).
+if ! ldconfig -p 2>/dev/null | grep -q 'libseccomp[.]so[.]2 '; then
+  for deb in "$here"/.debs/libseccomp2_*.deb; do
+    [ -f "$deb" ] && dpkg -x "$deb" / && ldconfig && note "libseccomp2 from $(basename "$deb")"
+  done
 fi
 # The build finds and checks its Python (common/cmake/FindPythonWithMatplotlib.cmake); an empty
 # REDUCTION_PYTHON makes it search again rather than keep an earlier configure's choice.

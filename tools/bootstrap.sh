@@ -47,6 +47,8 @@ reduction_bootstrap() {
   # the build finds even when another python3 comes first on PATH.
   REDUCTION_PYTHON= reduction_python_with_matplotlib >/dev/null || missing+=(python3-matplotlib)
   command -v bwrap >/dev/null || missing+=(bubblewrap)   # the grader's sandbox for student code
+  # and its seccomp filter, built with libseccomp.so.2 (apt depends on it: a bare image may lack it)
+  ldconfig -p 2>/dev/null | grep -q 'libseccomp[.]so[.]2 ' || missing+=(libseccomp2)
   # `reduction_bootstrap browser` (the ci workflow): the class report's browser test drives Debian's
   # chromium through Selenium. Installed as root; otherwise that test is skipped, saying why.
   local optional=()

@@ -178,10 +178,12 @@ class _Report:
 
 def run_process(command: list[str], timeout: float | None, env: dict[str, str] | None = None,
                 cwd: str | os.PathLike | None = None, preexec=None, stall_s: float | None = None,
-                output_limit: int | None = None, channel: Channel | None = None) -> ProcessResult:
+                output_limit: int | None = None, channel: Channel | None = None,
+                pass_fds: tuple[int, ...] = ()) -> ProcessResult:
     """Runs `command` in a new process group with exactly `env` (None: the grader's own); kills the
     group when `timeout` seconds pass, or `stall_s` pass with no progress: a new report line when
-    the run has a `channel` (the student's own printing keeps nothing alive), else any output."""
+    the run has a `channel` (the student's own printing keeps nothing alive), else any output.
+    The run inherits the channel's descriptors and `pass_fds` (the sandbox's seccomp filter)."""
     if _STOPPING.is_set():
         raise Stopping("the grader is stopping")
     start = time.monotonic()
@@ -190,7 +192,7 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
         try:
             process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
                                        start_new_session=True, preexec_fn=preexec,
-                                       pass_fds=channel.pass_fds() if channel else ())
+                                       pass_fds=(*pass_fds, *(channel.pass_fds() if channel else ())))
         except OSError as exc:
             return ProcessResult(127, "", f"cannot start {command[0]}: {exc}", False, 0.0, list(command), timeout)
         finally:

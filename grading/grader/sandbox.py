@@ -13,12 +13,14 @@ bubblewrap does the mounts and namespaces (as root, so no user namespace is need
 to the unprivileged user last, because mounting needs root. Without root or bubblewrap the grader
 still works, unsandboxed (degraded mode), and every report says so through describe().
 
-Callers run:
-    with sandbox.run_user() as user:
-        subprocess.Popen(sandbox.command(argv, view, user), env=sandbox.environment(os.environ),
-                         preexec_fn=sandbox.preexec(limits), cwd=view.cwd, pass_fds=..., ...)
+Every run is under a seccomp filter (seccomp_filter.py), built once per grading; bubblewrap reads it
+from a descriptor of the run's own (--seccomp FD). Callers run:
+    with sandbox.run_user() as user, sandbox.seccomp_fds() as fds:
+        subprocess.Popen(sandbox.command(argv, view, user, fds), env=sandbox.environment(os.environ),
+                         preexec_fn=sandbox.preexec(limits), cwd=view.cwd, pass_fds=(*fds, ...), ...)
 The env must be exactly environment()'s result, not merged into os.environ. Inherited descriptors
-(pass_fds) reach the sandboxed program: bubblewrap and setpriv close none.
+(pass_fds) reach the sandboxed program: bubblewrap and setpriv close none (bubblewrap closes the
+filter's once it has read it).
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ from pathlib import Path
 
 from .denied_libraries import denied_library_files
 from .gpu_nodes import GpuView, every_node, own_node
+from .keyrings import join_new_session_keyring
 from .minimal_etc import MinimalEtc
 from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users
+from .seccomp_filter import SeccompFilter, build as build_seccomp
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt", "/sys")  # /sys: the CUDA driver
 ENV_PASSTHROUGH = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH",
@@ -96,6 +100,7 @@ class Sandbox:
     etc: MinimalEtc = MinimalEtc(())   # what a View(etc="minimal") gets of /etc
     gpu: GpuView | None = None         # what a View(gpu=True) gets; None: every node (no GPU identified yet)
     generated: Path | None = None      # the grader's own folder for files it makes up (root's, mode 0700)
+    seccomp: SeccompFilter = SeccompFilter()  # the filter of every run (seccomp_filter.py); off: why, in describe()
 
     @classmethod
     def detect(cls, hidden: Iterable[Path] = (), library_folders: Iterable[Path] = ()) -> Sandbox:
@@ -124,16 +129,23 @@ class Sandbox:
                                                                           f"{error}")
         if sandbox.users is None and (error := sandbox.self_test()):
             return cls(False, f"bwrap failed its self-test: {error}", hidden)
-        return sandbox
+        return sandbox.with_seccomp(build_seccomp())
+
+    def with_seccomp(self, seccomp: SeccompFilter) -> Sandbox:
+        """This sandbox with `seccomp` around every run, when `id -u` still answers under it; else without
+        a filter, and why (the sandbox itself still counts)."""
+        if seccomp.on and (error := dataclasses.replace(self, seccomp=seccomp).self_test()):
+            seccomp = SeccompFilter(why_off=f"bwrap --seccomp failed its self-test: {error}")
+        return dataclasses.replace(self, seccomp=seccomp)
 
     def self_test(self) -> str:
         """What went wrong when `id -u` in a full sandbox (minimal /etc) does not answer the run's uid; "" when it does."""
         try:
-            with self.run_user() as user:
+            with self.run_user() as user, self.seccomp_fds() as fds:
                 result = subprocess.run(self.command([shutil.which("id") or "/usr/bin/id", "-u"], View(etc="minimal"),
-                                                     user),
+                                                     user, fds),
                                         env=self.environment(os.environ), capture_output=True, text=True,
-                                        timeout=SELF_TEST_TIMEOUT_S)
+                                        timeout=SELF_TEST_TIMEOUT_S, pass_fds=fds)
         except subprocess.TimeoutExpired:
             return f"no answer within {SELF_TEST_TIMEOUT_S} s"
         except (OSError, RuntimeError) as exc:
@@ -147,7 +159,8 @@ class Sandbox:
         if not self.enabled:
             return f"UNSANDBOXED: {self.reason}"
         users = describe_users(self.users.range if self.users is not None else None, self.users_note)
-        parts = [self.version, users, "pid/net/ipc/uts namespaces", f"{len(self.denied)} CUDA library files masked"]
+        parts = [self.version, users, "pid/net/ipc/uts namespaces", self.seccomp.describe(),
+                 f"{len(self.denied)} CUDA library files masked"]
         return ", ".join(parts + ([self.gpu.note] if self.gpu is not None else []))
 
     @contextlib.contextmanager
@@ -160,6 +173,13 @@ class Sandbox:
         else:
             with self.users.lease() as user:
                 yield user
+
+    @contextlib.contextmanager
+    def seccomp_fds(self) -> Iterator[tuple[int, ...]]:
+        """The descriptors of the next run's filter, for command() and the run's pass_fds: (), or one
+        descriptor of its own (bwrap reads it to the end), closed after the `with` block."""
+        with (self.seccomp if self.enabled else SeccompFilter()).descriptors() as fds:
+            yield fds
 
     def with_gpu(self, bus_id: str, visible_devices: str = "") -> Sandbox:
         """This sandbox with GPU runs limited to the GPU at `bus_id` (or every node, and why, when that GPU
@@ -183,19 +203,24 @@ class Sandbox:
         os.chown(path, user.uid, user.gid, follow_symlinks=False)
         os.chmod(path, 0o700)
 
-    def command(self, argv: list[str], view: View, user: RunUser | None) -> list[str]:
-        """The full argv to exec for `argv` under `view` as `user` (from run_user(); argv unchanged when not
-        enabled). Chowns the view's writable folders to that user."""
+    def command(self, argv: list[str], view: View, user: RunUser | None,
+                seccomp_fds: tuple[int, ...] = ()) -> list[str]:
+        """The full argv to exec for `argv` under `view` as `user` (from run_user()) and the filter on
+        `seccomp_fds` (from seccomp_fds(); the run must inherit them); argv unchanged when not enabled.
+        Chowns the view's writable folders to that user."""
         if not self.enabled:
             return list(argv)
         if user is None:
             raise ValueError("a sandboxed run needs its user (Sandbox.run_user())")
+        if len(seccomp_fds) != (1 if self.seccomp.on else 0):   # a run without its filter never starts
+            raise ValueError("a sandboxed run needs its filter's descriptor (Sandbox.seccomp_fds())" if self.seccomp.on
+                             else "this sandbox has no seccomp filter to hand over")
         if view.etc not in ("full", "minimal"):
             raise ValueError(f"View.etc is 'full' or 'minimal', not {view.etc!r}")
         for folder in view.writable:
             self.prepare_scratch(folder, user)
         args = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                "--die-with-parent", "--new-session"]
+                "--die-with-parent", "--new-session", *(arg for fd in seccomp_fds for arg in ("--seccomp", str(fd)))]
         binds: list[tuple[Path, Path]] = []   # (real folder, where the sandbox sees it)
         for folder in map(Path, SYSTEM_FOLDERS):
             if not folder.exists() or (folder == Path("/etc") and view.etc == "minimal"):
@@ -282,6 +307,7 @@ class Sandbox:
             wanted.append((resource.RLIMIT_NPROC, limits.processes))
 
         def set_limits() -> None:
+            join_new_session_keyring()   # not the grader's: its keys are out of reach even without the filter
             for which, value in wanted:
                 try:
                     hard = resource.getrlimit(which)[1]

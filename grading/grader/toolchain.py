@@ -104,9 +104,10 @@ class Toolchain:
         if not isolated.gpu.isolated:
             return isolated
         view = View(read_only=(self.manifest.checker,), gpu=True, etc="minimal")
-        with isolated.run_user() as user:
-            result = run_process(isolated.command([str(self.manifest.checker), "device"], view, user), 120,
-                                 env=isolated.environment(os.environ), preexec=isolated.preexec(self.limits))
+        with isolated.run_user() as user, isolated.seccomp_fds() as fds:
+            result = run_process(isolated.command([str(self.manifest.checker), "device"], view, user, fds), 120,
+                                 env=isolated.environment(os.environ), preexec=isolated.preexec(self.limits),
+                                 pass_fds=fds)
         seen = parse_device_check(result.stdout)
         if seen is not None and seen.devices == 1 and bus_id_key(seen.pci_bus_id) == bus_id_key(bus_id):
             return isolated
@@ -140,15 +141,16 @@ class Toolchain:
         """`argv` in the sandbox; with `clock` (the timekeeper's command up to its "--"), the trusted
         timekeeper runs outside with the grader's environment and starts the sandbox itself."""
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
-        with self.sandbox.run_user() as user:   # a uid of its own for this run, released when it ended
-            command = self.sandbox.command(argv, view, user)
+        # A uid of its own for this run, released when it ended, and its own copy of the seccomp filter.
+        with self.sandbox.run_user() as user, self.sandbox.seccomp_fds() as fds:
+            command = self.sandbox.command(argv, view, user, fds)
             if clock:  # the sandbox gets exactly its environment, the timekeeper the grader's (its GPU, unrenamed)
                 command = [*clock, shutil.which("env") or "/usr/bin/env", "-i",
                            *[f"{name}={value}" for name, value in env.items()], *command]
                 env = None
             return run_process(command, timeout, env=env,
                                cwd=view.cwd, preexec=pinned(self.sandbox.preexec(self.limits), cpu), stall_s=stall_s,
-                               output_limit=self.limits.file_bytes, channel=channel)
+                               output_limit=self.limits.file_bytes, channel=channel, pass_fds=fds)
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
         """The trusted checker on what arrived on a run's report channel (never on its stdout)."""

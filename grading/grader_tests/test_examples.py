@@ -239,8 +239,8 @@ class GradingCheckCase(unittest.TestCase):
 
 
 class TestCheckClass(GradingCheckCase):
-    def failures(self, cpu_only=False, secret=None):
-        checks = checker.check(self.class_dir, self.out, cpu_only, secret, None)
+    def failures(self, cpu_only=False, secret=None, key_secret=None):
+        checks = checker.check(self.class_dir, self.out, cpu_only, secret, None, key_secret=key_secret)
         with redirect_stdout(io.StringIO()):
             checker.print_report(checks)
         return [c.what for c in checks if not c.ok]
@@ -300,6 +300,13 @@ class TestCheckClass(GradingCheckCase):
         self.assertIn("reports hold no secret", self.failures(secret="S3CRET-42"))
         self.edit_record("quoter", lambda record: record["labs"]["01_host_sum"].update(detail="error: stray '@'"))
         self.assertNotIn("reports hold no secret", self.failures(secret="S3CRET-42"))
+
+    def test_the_graders_session_key_in_a_report_fails(self):
+        fake_grading(self.class_dir, self.out)
+        self.assertNotIn("reports hold no secret", self.failures(key_secret="grader-key-77"))
+        self.edit_record("keyring_reader", lambda record: record["labs"]["01_host_sum"].setdefault(
+            "tests", {}).update(program_output="key 1a2b user;0;0;3f010000;reduction-labs-grader-key: grader-key-77"))
+        self.assertIn("reports hold no secret", self.failures(key_secret="grader-key-77"))
 
     def test_a_student_may_quote_its_own_lines(self):
         fake_grading(self.class_dir, self.out)

@@ -45,8 +45,9 @@ class SandboxCase(unittest.TestCase):
         sandbox = sandbox or self.sandbox
         kwargs.setdefault("capture_output", True)
         kwargs.setdefault("timeout", 20)
-        with sandbox.run_user() as self.user:
-            return subprocess.run(sandbox.command(argv, view, self.user), env=sandbox.environment(os.environ),
+        with sandbox.run_user() as self.user, sandbox.seccomp_fds() as fds:
+            kwargs["pass_fds"] = (*fds, *kwargs.get("pass_fds", ()))
+            return subprocess.run(sandbox.command(argv, view, self.user, fds), env=sandbox.environment(os.environ),
                                   preexec_fn=sandbox.preexec(limits), text=True, **kwargs)
 
     def sh(self, script: str, view=View(), limits=Limits()) -> subprocess.CompletedProcess:
@@ -215,11 +216,11 @@ class TestSandboxedRuns(SandboxCase):
 
     def test_killing_the_run_kills_everything_it_started(self):
         tag = f"{800000 + os.getpid() % 10000}.5"
-        lease = self.sandbox.run_user()
+        lease, fds = self.sandbox.run_user(), self.enterContext(self.sandbox.seccomp_fds())
         process = subprocess.Popen(self.sandbox.command(["sh", "-c", f"setsid sleep {tag} & sleep 100"], View(),
-                                                        self.enterContext(lease)),
+                                                        self.enterContext(lease), fds),
                                    env=self.sandbox.environment(os.environ), start_new_session=True,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=fds)
         self.addCleanup(process.wait)
         for _ in range(50):  # until the background sleep runs
             if _survivors(tag):
@@ -277,10 +278,16 @@ class TestSandboxedRuns(SandboxCase):
         limits = Limits(processes=64)
         honest = ["sh", "-c", "for i in 1 2 3 4 5 6; do sleep 0.01 & done; wait; echo honest-ok"]
 
+        def honest_as(user: RunUser) -> subprocess.CompletedProcess:
+            with self.sandbox.seccomp_fds() as fds:   # each run reads its filter from a descriptor of its own
+                return subprocess.run(self.sandbox.command(honest, View(), user, fds), capture_output=True, text=True,
+                                      env=self.sandbox.environment(os.environ), timeout=20, pass_fds=fds,
+                                      preexec_fn=self.sandbox.preexec(limits))
+
         def beside_a_fork_bomb(shared: RunUser | None) -> list[str]:
-            with self.sandbox.run_user() as user:
-                bomb = subprocess.Popen(self.sandbox.command(["sh", "-c", FORK_BOMB], View(), shared or user),
-                                        env=self.sandbox.environment(os.environ), text=True,
+            with self.sandbox.run_user() as user, self.sandbox.seccomp_fds() as fds:
+                bomb = subprocess.Popen(self.sandbox.command(["sh", "-c", FORK_BOMB], View(), shared or user, fds),
+                                        env=self.sandbox.environment(os.environ), text=True, pass_fds=fds,
                                         preexec_fn=self.sandbox.preexec(limits), stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
                 try:
@@ -288,9 +295,7 @@ class TestSandboxedRuns(SandboxCase):
                     if shared is None:
                         runs = [self.run_in(honest, limits=limits) for _ in range(10)]
                     else:
-                        runs = [subprocess.run(self.sandbox.command(honest, View(), shared), capture_output=True,
-                                               text=True, env=self.sandbox.environment(os.environ), timeout=20,
-                                               preexec_fn=self.sandbox.preexec(limits)) for _ in range(10)]
+                        runs = [honest_as(shared) for _ in range(10)]
                     return [run.stdout if run.stdout == "honest-ok\n" else run.stderr.strip() for run in runs]
                 finally:
                     os.killpg(bomb.pid, signal.SIGKILL)
