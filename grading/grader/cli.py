@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="grading policy (default: grading/policy.toml)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
     parser.add_argument("--labs", help="only these labs, e.g. 02,05 (default: all)")
-    parser.add_argument("--student", action="append", help="only this student (repeatable, or a,b,c)")
+    parser.add_argument("--student", action="append", help="only this student (repeatable, or a,b,c; a value that "
+                        "is a student's whole name is that student: --student='Doe, Jane')")
     parser.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
     parser.add_argument("--no-bench", action="store_true", help="skip the benchmark (no performance points)")
     parser.add_argument("--large", action="store_true", help="also run the Large.* tests (n > 2^31)")
@@ -235,7 +236,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             students = [(SELF_NAME, labs_dir)]
         else:
             folder = scan(args.submissions)
-            for line in warnings(folder):
+            for line in ([] if args.worker else warnings(folder)):   # a --gpus worker's parent says it once
                 log(line)
             if not folder.students:
                 raise GraderError(f"{shown(str(args.submissions))}: no student folders")
@@ -311,6 +312,6 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         print_self_details(graded[0])
         return self_check_status(graded[0])
     ends_class = not (args.shard or args.worker)   # a shard's or a worker's merge says it, and sets the status
-    if folder is not None and folder.not_graded:
+    if folder is not None and folder.not_graded and not args.worker:
         print(not_graded_summary(out, folder, status=ends_class))
     return EXIT_REFUSED if ends_class and folder is not None and folder.refused else EXIT_OK

@@ -34,10 +34,14 @@ def _noncharacter(code: int) -> bool:
     return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
 
 
+_CONTROL_NAMES = {0x07: "BELL", 0x08: "BACKSPACE", 0x09: "TAB", 0x0A: "LINE FEED", 0x0D: "CARRIAGE RETURN",
+                  0x1B: "ESCAPE", 0x7F: "DELETE", 0x85: "NEXT LINE"}   # Unicode gives controls no name
+
+
 def _code_name(character: str) -> str:
     code = ord(character)
-    name = unicodedata.name(character, "") or {0x7F: "DELETE"}.get(code, "a control character")
-    return f"U+{code:04X} ({name})"
+    name = unicodedata.name(character, "") or _CONTROL_NAMES.get(code, "")
+    return f"U+{code:04X}" + (f" ({name})" if name else "")
 
 
 def name_problem(name: str) -> str | None:
@@ -51,8 +55,10 @@ def name_problem(name: str) -> str | None:
         return "not valid UTF-8 (the byte(s) " + " ".join(f"\\x{b:02x}" for b in undecoded) + ")"
     for character in name:
         kind = unicodedata.category(character)
-        if kind in ("Cc", "Zl", "Zp"):
-            return f"holds a control character or line break, {_code_name(character)}"
+        if kind == "Cc":
+            return f"holds a control character, {_code_name(character)}"
+        if kind in ("Zl", "Zp"):
+            return f"holds a line or paragraph separator, {_code_name(character)}"
         if kind in ("Cf", "Cs"):
             return (f"holds an invisible character, {_code_name(character)}, that changes how the name is shown "
                     "or makes it look like another")
