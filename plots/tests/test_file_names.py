@@ -9,6 +9,7 @@ import sys
 import tempfile
 import unittest
 import urllib.parse
+import warnings
 
 PLOTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PLOTS_DIR)
@@ -103,6 +104,24 @@ class PerStudentFiguresTest(unittest.TestCase):
             for name in students:  # each file is that student's figure, none overwritten by another's
                 with open(os.path.join(out, f"student_{student_file_name(name)}.svg"), encoding="utf-8") as handle:
                     self.assertIn(f"{name} vs reference", handle.read())
+
+    def test_a_cjk_name_is_drawn_in_a_font_that_has_it_where_one_is_installed(self):
+        from plotting import style
+        if not any(name in style._INSTALLED for name in style.FALLBACK_FONTS):
+            self.skipTest("no font with CJK glyphs is installed here (fonts-noto-cjk or fonts-wqy-zenhei)")
+        rows = ["reference,02_atomic,float,16777216,385.0,373.0,7.7,10.9,0.3,,,ok,GPU,2026-11-21",
+                "王小明,02_atomic,float,16777216,400.0,390.0,7.0,10.0,0.3,385.0,1.04,ok,GPU,2026-11-21"]
+        with tempfile.TemporaryDirectory() as folder:
+            csv_path = os.path.join(folder, "timings.csv")
+            with open(csv_path, "w", encoding="utf-8") as handle:
+                handle.write(",".join(COLUMNS) + "\n" + "\n".join(rows) + "\n")
+            with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                warnings.simplefilter("always")
+                status = rp.main([csv_path, "--out", os.path.join(folder, "plots"), "--figures", "per-student,status",
+                                  "--formats", "png"])
+        self.assertEqual(status, 0)
+        self.assertEqual([str(w.message) for w in caught if "missing from current font" in str(w.message)], [])
 
 
 if __name__ == "__main__":
