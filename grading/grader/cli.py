@@ -191,7 +191,7 @@ def on_gpus(args, argv, out: Path, manifest, options: Options, folder: ClassFold
     print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
     if failed:
         print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
-        return status if status != EXIT_OK else EXIT_FAILED
+        return status if status not in (EXIT_OK, EXIT_REFUSED) else EXIT_FAILED   # a failed worker comes first
     return status
 
 

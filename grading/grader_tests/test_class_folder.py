@@ -162,20 +162,21 @@ class TestClassGrading(unittest.TestCase):
                             name)
 
     def test_a_refused_folder_is_listed_and_ends_the_grading_with_its_own_status(self):
-        self.make(["alice", "bell\x07", "rlo\u202eexe"])
+        self.make(["alice", "bell\x07", "rlo\u202eexe", "bad\udcffutf8"])   # \udcff: the byte 0xff, not UTF-8
         (self.class_dir / "copycat").symlink_to(self.class_dir / "alice")
         (self.class_dir / ".git").mkdir()
         status, output = self.run_cli()
         self.assertEqual(status, cli.EXIT_REFUSED, output)
         self.assertNotIn("\x07", output)
         self.assertNotIn("\u202e", output)
-        tail = output[output.rindex("not graded: 3 folder(s)"):]
-        for shown_name in ('"bell\\x07"', '"rlo\\u202eexe"', '"copycat"', '".git"'):
+        tail = output[output.rindex("not graded: 4 folder(s)"):]
+        for shown_name in ('"bell\\x07"', '"rlo\\u202eexe"', '"copycat"', '".git"', '"bad\\xffutf8"'):
             self.assertIn(shown_name, tail)
         self.assertIn(f"exit status {cli.EXIT_REFUSED}", tail)
         listed = json.loads((self.out / REFUSED_FILE).read_text(encoding="utf-8"))
         self.assertEqual([(item["name"], item["refused"]) for item in listed],
-                         [(".git", False), ("bell\\x07", True), ("copycat", True), ("rlo\\u202eexe", True)])
+                         [(".git", False), ("bad\\xffutf8", True), ("bell\\x07", True), ("copycat", True),
+                          ("rlo\\u202eexe", True)])
         self.assertEqual(sorted(p.name for p in (self.out / "students").iterdir()), ["alice.json"])
         page = (self.out / "report" / "index.html").read_text(encoding="utf-8")
         self.assertIn("rlo\\u202eexe", page)
@@ -184,7 +185,7 @@ class TestClassGrading(unittest.TestCase):
         self.assertEqual(self.run_cli("--merge")[0], cli.EXIT_REFUSED)
         status, output = self.run_cli("--shard", "0/1", "--force")
         self.assertEqual(status, cli.EXIT_OK, output)
-        self.assertIn("not graded: 3 folder(s)", output)
+        self.assertIn("not graded: 4 folder(s)", output)
 
     def test_an_unfinished_class_says_so_before_its_refused_folders(self):
         self.make(["alice", "bob", "bell\x07"])
