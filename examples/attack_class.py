@@ -73,7 +73,8 @@ class Attacker:
     folder: str | None = None     # the student folder's name, when it is not the attacker's id
     folder_link: str | None = None  # the student folder is a symbolic link to this classmate's folder
     extra_files: dict[str, str] = field(default_factory=dict)  # path -> text, beside the lab files
-    refusable: bool = False       # the grader may refuse the folder (no record, no gradebook row)
+    refused: str = ""             # the grader must refuse the folder (no record, no gradebook row), listing it
+                                  # in refused-folders.json with a reason that holds these words
 
 
 ATTACK_ITEMS = {
@@ -104,6 +105,8 @@ ATTACK_ITEMS = {
     23: "markup in its folder name and printed output, for the class report (a web page) to run",
     24: "passes answers to a classmate through the kernel keyring; reads the grader's session keyring into its "
         "report",
+    25: "any UTF-8 folder name: accents and spaces, CJK, an e-mail address, one too long for its %XX file name; "
+        "and names no output can hold as they are (a control character, a bidirectional override)",
 }
 
 HOST = "01_host_sum"
@@ -120,6 +123,10 @@ _CG_REDUCE = ((r"\A", _CLOSE + "#include <cooperative_groups.h>\n#include <coope
                "  return cg::reduce(cg::tiled_partition<kWarpThreads>(cg::this_thread_block()), value, cg::plus<T>());"))
 REFERENCE = HandIn(passed(), "the reference region", region="reference")
 _CRASHED = ("RUNTIME_ERROR", "WRONG_ANSWER", "TIMEOUT")   # any way a sabotage run may end: no points
+REAL_NAME = HandIn(passed(), "the reference region: every point, under its real name in gradebook.csv, junit.xml, "
+                             "Gradescope's results.json and the class report", region="reference")
+REFUSED_NAME = HandIn(passed(), "the reference region, never graded: the folder is refused, and listed with why",
+                      region="reference")
 
 ATTACKERS: dict[str, Attacker] = {
     # ---- the honest classmates: first and last in the class's order ----
@@ -377,9 +384,9 @@ ATTACKERS: dict[str, Attacker] = {
     # ---- 23: the class report is a web page ----
     "scripter": Attacker("cpu", (23,), "a student folder named like a script and an image with an error handler; its "
                                        "lab 01 prints them too", folder="<script>document.title='pwned'<\\script>"
-                                       "<img src=x onerror=alert(1)>", refusable=True,
-                         labs={HOST: HandIn(passed(), "refused for its name, and listed as text in the class report's "
-                                                      "refused folders (examples/check_report.py)")}),
+                                       "<img src=x onerror=alert(1)>",
+                         labs={HOST: HandIn(passed(), "graded under its name, which the class report shows as text "
+                                                      "(examples/check_report.py)")}),
     "markup_printer": Attacker("cpu", (23,), "honest lab 01 that prints a script, an image with an error handler, an "
                                              "iframe, a style that hides the page and the end of the <pre> around "
                                              "its output",
@@ -400,7 +407,7 @@ ATTACKERS: dict[str, Attacker] = {
 
     # ---- 13, 14: layout ----
     "copycat": Attacker("cpu", (13,), "its student folder is a symbolic link to aaron's", folder_link="aaron",
-                        refusable=True),
+                        refused="symbolic link"),
     "linker": Attacker("cpu", (13, 4), "lab files that are symbolic links: lab 01 to the solution (absolute), lab 02's "
                                        "folder to the solution's folder, lab 03 to /etc/passwd",
                        labs={HOST: HandIn(MISSING, "a link is not a lab file",
@@ -409,13 +416,28 @@ ATTACKERS: dict[str, Attacker] = {
                                                  folder_link="{repo}/solutions/02_atomic"),
                              "03_shared_atomic": HandIn(MISSING, "a link is not a lab file", link="/etc/passwd")}),
     "formula": Attacker("cpu", (14,), "a student folder named =HYPERLINK(...): a formula in a spreadsheet",
-                        folder='=HYPERLINK("evil.example","190")', refusable=True,
-                        labs={HOST: HandIn(passed(), "graded (the name neutralised in gradebook.csv) or refused",
-                                           region="reference")}),
-    "plus_cmd": Attacker("cpu", (14,), "a student folder named +cmd, a name the old grader accepted",
-                         folder="+cmd", refusable=True,
-                         labs={HOST: HandIn(passed(), "graded (the name neutralised in gradebook.csv) or refused",
-                                            region="reference")}),
+                        folder='=HYPERLINK("evil.example","190")',
+                        labs={HOST: HandIn(passed(), "graded; its name is text in gradebook.csv and timings.csv (a "
+                                                     "leading ')", region="reference")}),
+    "plus_cmd": Attacker("cpu", (14,), "a student folder named +cmd, a formula to a spreadsheet",
+                         folder="+cmd",
+                         labs={HOST: HandIn(passed(), "graded; its name is text in gradebook.csv and timings.csv (a "
+                                                      "leading ')", region="reference")}),
+    # ---- 24: any name; the names nothing can hold ----
+    "accents": Attacker("cpu", (25,), "honest lab 01 in a folder named with accents and a space", folder="José María",
+                        labs={HOST: REAL_NAME}),
+    "cjk": Attacker("cpu", (25,), "honest lab 01 in a folder named in CJK characters", folder="王小明",
+                    labs={HOST: REAL_NAME}),
+    "email": Attacker("cpu", (25,), "honest lab 01 in a folder named by an e-mail address", folder="ana.lópez@uni.example",
+                      labs={HOST: REAL_NAME}),
+    "long_name": Attacker("cpu", (25,), "honest lab 01 in a folder whose name, %XX-encoded, is 270 characters: "
+                                        "its files get a prefix and the name's hash",
+                          folder="東京大学大学院情報理工学系研究科コンピュータ科学専攻王小明", labs={HOST: REAL_NAME}),
+    "bell": Attacker("cpu", (25,), "a folder name with a bell (U+0007) in it; an honest lab 01", folder="bell\x07ding",
+                     refused="U+0007", labs={HOST: REFUSED_NAME}),
+    "bidi": Attacker("cpu", (25,), "a folder name with a right-to-left override (U+202E): 'student', U+202E, "
+                                   "'gnp.exe' shows as 'studentexe.png'; an honest lab 01", folder="student\u202egnp.exe",
+                     refused="U+202E", labs={HOST: REFUSED_NAME}),
     "litter": Attacker("cpu", (13, 14), "extra files with hostile names (a newline forging a progress line, terminal "
                                         "escapes, XML and JSON breakers, a formula), 2000 files, a 60-level folder, "
                                         "a 20 MB file",
@@ -436,8 +458,11 @@ GENERATED_LITTER = {"litter": {"junk files": 2000, "folder depth": 60, "big file
 
 INVARIANTS = [
     "every student gets one of its accepted outcomes per lab, and a total that is the sum of its labs",
-    "the gradebook, the records and the Gradescope folders list exactly the class folder's students "
-    "(a refusable attacker may be absent), nothing else (no phantom)",
+    "the gradebook, the records, the Gradescope folders and the JUnit suites list exactly the class folder's "
+    "students but the refused ones, nothing else (no phantom); each under its real name (gradebook.csv: a formula "
+    "after a ')",
+    "refused-folders.json lists exactly the folders to refuse, each with its reason, and the grading ends with "
+    "exit status 6 (examples/grade_class.sh)",
     "no gradebook cell starts with =, +, -, @, a tab or a carriage return",
     "the victims (aaron, zoe, gpuhog_victim, slots_victim) get exactly their points: the attackers changed "
     "nothing of theirs",

@@ -3,6 +3,7 @@
 
     python3 examples/check_class.py CLASS_DIR OUT_DIR [--cpu-only | --detect-gpu] [--secret VALUE]
                                     [--key-secret VALUE] [--no-process-check] [--running-before PIDS]
+                                    [--exit-status N]
     python3 examples/check_class.py --sandbox-pids   (the pids of the sandbox's uids now, for --running-before)
 
 CLASS_DIR is a class written by examples/make_examples.py (the students and expected_verdicts.json);
@@ -15,9 +16,13 @@ junit.xml, timings). It checks, and prints as a table:
   sum of its labs (blank when a lab was not run), and its gradebook row says the same; with
   --detect-gpu, --cpu-only when `nvidia-smi -L` finds no GPU here (the grader's first question);
   the last line then says what a machine without a GPU leaves unchecked;
+- every graded student's real name (as its folder spells it) in junit.xml, its Gradescope
+  results.json and its page of the class report; every folder to refuse (an attacker's "refused")
+  has no record and no gradebook row and is in refused-folders.json with its reason, and no other
+  folder is refused; with --exit-status, grade.py's status is 6 when a folder was to be refused, else 0;
 - the class-level invariants: the records, the gradebook, the Gradescope folders and the JUnit
-  suites name exactly the class folder's students (a "refusable" attacker may be absent); no
-  gradebook cell is a spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
+  suites name exactly the class folder's students but the refused; no gradebook cell is a
+  spreadsheet formula; no report contains the grader's REDUCTION_TEST_SECRET
   value, the key its session keyring held (REDUCTION_KEY_SECRET: examples/with_session_key.py put it
   there), a line of a reference solution's region that the student did not hand in, or a line of
   /etc/passwd; every report parses and is small; no process of the sandbox's uids (those the
@@ -48,14 +53,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "plots"))
+from plotting.csv_cells import FORMULA_STARTS, csv_text  # noqa: E402  (the grader's formula-safe cells)
 from plotting.file_names import student_file_name  # noqa: E402  (the grader names a student's files with it)
 sys.path.insert(0, str(REPO / "grading"))
+from grader.class_folder import REFUSED_FILE  # noqa: E402
+from grader.cli import EXIT_OK, EXIT_REFUSED  # noqa: E402
 from grader.run_users import RUN_UIDS, SHARED_UID, processes_of, uids_described  # noqa: E402  (one definition)
+from grader.student_names import padded, shown, width  # noqa: E402  (a name as a console shows it)
 
 SANDBOX_UIDS = {*RUN_UIDS, SHARED_UID}
 
 EXPECTED_FILE = "expected_verdicts.json"
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 STUDENT_REPORT_LIMIT = 1 << 20      # students/<s>.json, gradescope/<s>/results.json
 CLASS_REPORT_LIMIT = 8 << 20        # gradebook.csv, junit.xml, timings.*
 TOLERANCE = 0.011                   # points are rounded to 2 decimals
@@ -97,12 +105,6 @@ def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     return (rows[0], rows[1:]) if rows else ([], [])
-
-
-def unneutralised(cell: str, names: set[str]) -> str:
-    """A gradebook name as the class folder spells it: a grader may prefix a ' to a name that a
-    spreadsheet would read as a formula."""
-    return cell[1:] if cell.startswith("'") and cell[1:] in names else cell
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,6 +153,51 @@ def got(lab: LabResult | None) -> str:
     return f"{lab.verdict} {show(lab.correctness)}+{show(lab.performance)}"
 
 
+def refused_listed(out: Path) -> dict[str, str]:
+    """The folders the grader refused (refused-folders.json; names as shown() writes them): name -> why."""
+    try:
+        data = json.loads((out / REFUSED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(item.get("name")): str(item.get("why")) for item in data
+            if isinstance(item, dict) and item.get("refused")} if isinstance(data, list) else {}
+
+
+def check_refused(name: str, words: str, record, in_gradebook: bool, listed: dict[str, str]) -> Check:
+    """A folder to refuse: no record, no gradebook row, and listed with a reason that holds `words`."""
+    why = listed.get(shown(name))
+    problems = (["a record"] if record is not None else []) + (["a gradebook row"] if in_gradebook else [])
+    if why is None or words not in why:
+        problems.append(f"{REFUSED_FILE} lists it with {why!r}, not a reason naming {words!r}" if why is not None
+                        else f"not in {REFUSED_FILE}")
+    return Check(f"{shown(name)} refused", not problems, "; ".join(problems) or f"refused: {why}", name,
+                 "refused" if not problems else "not refused")
+
+
+def check_real_name(out: Path, name: str) -> Check:
+    """The student's real name (as the class folder spells it) in junit.xml, its Gradescope
+    results.json and its page of the class report, wherever its files are."""
+    problems = []
+    try:
+        suites = {suite.get("name") for suite in ET.parse(out / "junit.xml").getroot().iter("testsuite")}
+    except (OSError, ET.ParseError):
+        suites = set()
+    if name not in suites:
+        problems.append("no junit.xml testsuite of that name")
+    results = out / "gradescope" / student_file_name(name) / "results.json"
+    try:
+        student = json.loads(results.read_text(encoding="utf-8")).get("extra_data", {}).get("student")
+    except (OSError, ValueError, AttributeError):
+        student = None
+    if student != name:
+        problems.append(f"gradescope/{student_file_name(name)}/results.json names {student!r}")
+    page = out / "report" / "students" / f"{student_file_name(name)}.html"
+    if not page.is_file() or name not in html.unescape(page.read_text(encoding="utf-8")):
+        problems.append(f"report/students/{student_file_name(name)}.html does not show it")
+    return Check(f"{shown(name)} real name", not problems, "; ".join(problems) or "in junit, Gradescope and the report",
+                 name)
+
+
 def check_student(name: str, expected: dict, record: Record, cpu_only: bool) -> list[Check]:
     checks = []
     total, not_run = 0.0, False
@@ -159,14 +206,14 @@ def check_student(name: str, expected: dict, record: Record, cpu_only: bool) -> 
         lab = record.labs.get(folder)
         ok = lab is not None and any(accepts(outcome, lab) for outcome in accepted)
         quiet = ok and lab.verdict == "MISSING" and entry.get("why") == "not handed in"
-        checks.append(Check(f"{name} {folder}", ok, f"got {got(lab)}; accepts {' or '.join(map(describe, accepted))}",
+        checks.append(Check(f"{shown(name)} {folder}", ok, f"got {got(lab)}; accepts {' or '.join(map(describe, accepted))}",
                             name, "" if quiet else f"{folder[:2]} {got(lab)}"))
         if lab is not None:
             not_run |= lab.verdict == "NOT_RUN" or lab.total is None
             total += lab.total or 0.0
     want = None if not_run else round(total, 2)
     ok = (record.total is None) if want is None else (record.total is not None and abs(record.total - want) < TOLERANCE)
-    checks.append(Check(f"{name} total", ok, f"got {record.total}; the sum of its labs is {want}", name,
+    checks.append(Check(f"{shown(name)} total", ok, f"got {record.total}; the sum of its labs is {want}", name,
                         f"total {'-' if record.total is None else f'{record.total:g}'}"))
     return checks
 
@@ -179,7 +226,7 @@ def check_gradebook_row(name: str, row: list[str], header: list[str], record: Re
         want = record.total if column == "total" else (record.labs[column].total if column in record.labs else None)
         if (value is None) != (want is None) or (value is not None and abs(value - want) >= TOLERANCE):
             problems.append(f"{column}={cell!r} (record: {want})")
-    return Check(f"{name} gradebook row", not problems, "; ".join(problems) or "as in the record", name)
+    return Check(f"{shown(name)} gradebook row", not problems, "; ".join(problems) or "as in the record", name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,27 +366,34 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
         records[record.student] = record
 
     header, rows = read_gradebook(out / "gradebook.csv") if (out / "gradebook.csv").is_file() else ([], [])
-    gradebook = {unneutralised(row[0], name_set): row for row in rows if row}
+    gradebook = {csv_text(row[0]): row for row in rows if row}
+    listed = refused_listed(out)
+    to_refuse = {name: meta["refused"] for name, meta in attackers.items() if meta.get("refused")}
 
-    # Per student: verdicts, points, total, gradebook row.
+    # Per student: verdicts, points, total, gradebook row, its real name in every output.
     for name in names:
-        refusable = attackers.get(name, {}).get("refusable", False)
         record = records.get(name)
+        if name in to_refuse:
+            checks.append(check_refused(name, to_refuse[name], record, name in gradebook, listed))
+            continue
         if record is None:
-            refused = refusable and name not in gradebook
-            checks.append(Check(f"{name}", refused, "refused: no record and no gradebook row" if refused
-                                else "no record in students/" + (" (but a gradebook row)" if name in gradebook else ""),
-                                name, "refused" if refused else "no record"))
+            checks.append(Check(f"{shown(name)}", False, "no record in students/" + (
+                " (but a gradebook row)" if name in gradebook else "") + (
+                f" (refused: {listed[shown(name)]})" if shown(name) in listed else ""), name, "no record"))
             continue
         checks += check_student(name, expected["students"].get(name, {}), record, cpu_only)
         if name in gradebook:
             checks.append(check_gradebook_row(name, gradebook[name], header, record))
         else:
-            checks.append(Check(f"{name} gradebook row", False, "no row in gradebook.csv", name))
+            checks.append(Check(f"{shown(name)} gradebook row", False, "no row in gradebook.csv", name))
+        checks.append(check_real_name(out, name))
+    wrongly = sorted(set(listed) - {shown(name) for name in to_refuse})
+    checks.append(Check(f"{REFUSED_FILE}: only the folders to refuse", not wrongly,
+                        ", ".join(f"{name!r}: {listed[name]}" for name in wrongly) or f"{len(listed)} refused"))
 
     # The roster: nothing but the class folder's students, anywhere.
     phantoms = sorted(set(records) - name_set)
-    phantoms += [f"gradebook:{row[0]!r}" for row in rows if row and unneutralised(row[0], name_set) not in name_set]
+    phantoms += [f"gradebook:{row[0]!r}" for row in rows if row and csv_text(row[0]) not in name_set]
     if (out / "gradescope").is_dir():
         file_names = {student_file_name(name) for name in name_set}
         phantoms += [f"gradescope/{p.name}" for p in (out / "gradescope").iterdir() if p.name not in file_names]
@@ -405,6 +459,15 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
     return checks
 
 
+def check_exit_status(class_dir: Path, status: int) -> Check:
+    """grade.py ends a class grading that refused a folder with EXIT_REFUSED, any other with EXIT_OK."""
+    expected = json.loads((class_dir / EXPECTED_FILE).read_text(encoding="utf-8"))
+    refusing = any(meta.get("refused") for meta in expected.get("attackers", {}).values())
+    want = EXIT_REFUSED if refusing else EXIT_OK
+    return Check("grade.py's exit status", status == want, f"{status}; {want} for a class "
+                 + ("with folders to refuse" if refusing else "with nothing to refuse"))
+
+
 def gpu_here() -> bool:
     """Whether this machine has a GPU, asked as the grader asks first (`nvidia-smi -L`)."""
     if not shutil.which("nvidia-smi"):
@@ -446,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
                              "not left over (--sandbox-pids prints them)")
     parser.add_argument("--no-process-check", action="store_true",
                         help="do not look for leftover processes (checking a grading made elsewhere)")
+    parser.add_argument("--exit-status", type=int, help="grade.py's exit status for this grading: 6 when a folder "
+                        "was to be refused, else 0")
     parser.add_argument("--sandbox-pids", action="store_true",
                         help="only print the pids of the sandbox uids' running processes, comma-separated")
     args = parser.parse_args(argv)
@@ -461,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
     before = {pid for pid in args.running_before.split(",") if pid}
     cpu_only = args.cpu_only or (args.detect_gpu and not gpu_here())
     checks = check(args.class_dir, args.out, cpu_only, args.secret, not args.no_process_check, before, args.key_secret)
+    if args.exit_status is not None:
+        checks.append(check_exit_status(args.class_dir, args.exit_status))
     print_report(checks, unchecked_without_gpu(args.out) if cpu_only else "")
     return 1 if any(not c.ok for c in checks) else 0
 
@@ -470,12 +537,12 @@ def print_report(checks: list[Check], unchecked: str = "") -> None:
     failed check in full, last, where a log's tail (CI keeps only that) still shows it; the count last
     of all, with what was not checked (`unchecked`)."""
     students = list(dict.fromkeys(c.student for c in checks if c.student is not None))
-    width = max([len(name) for name in students] + [7])
-    print(f"{'student':<{width}}  ok    what the grader gave (verdict correctness+performance)")
+    columns = max([width(shown(name)) for name in students] + [7])   # a CJK character takes two
+    print(f"{padded('student', columns)}  ok    what the grader gave (verdict correctness+performance)")
     for name in students:
         own = [c for c in checks if c.student == name]
         cells = ", ".join(c.shown for c in own if c.shown)
-        print(f"{name:<{width}}  {'ok  ' if all(c.ok for c in own) else 'FAIL'}  {cells}")
+        print(f"{padded(shown(name), columns)}  {'ok  ' if all(c.ok for c in own) else 'FAIL'}  {cells}")
     print("\nClass-level:")
     for c in (c for c in checks if c.student is None):
         print(f"  {'ok  ' if c.ok else 'FAIL'}  {c.what}: {c.detail}")

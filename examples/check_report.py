@@ -13,7 +13,9 @@ prints as a list:
 - every link resolves (a file that exists; an anchor that is on its page) and every figure drawn
   is inline; the name filter and the column sort work;
 - a student page with a lab that failed shows why (its first failing case, or its detail);
-- a folder refused for its name (refused-folders.json) is listed by name, as text; a student whose
+- every graded student's name is shown as its folder spells it (accents, CJK, markup, a formula), as
+  text, in the gradebook and as its page's heading;
+- every folder not graded (refused-folders.json) is listed by name, as text; a student whose
   output holds markup is shown as text: no page has an element that did not come from the report
   (one script, no img, iframe or style outside the figures) and each title is the report's.
 
@@ -30,6 +32,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plots"))
+from plotting.csv_cells import csv_text as csv_name  # noqa: E402  (gradebook.csv's formula-safe name cells)
 
 LETTERS = {"PASSED": "P", "WRONG_ANSWER": "W", "RUNTIME_ERROR": "R", "TIMEOUT": "T", "COMPILE_ERROR": "C",
            "MISSING": "M", "NOT_RUN": "N"}
@@ -77,11 +82,6 @@ def gradebook_rows(out: Path) -> tuple[list[str], list[list[str]]]:
     return rows[0], rows[1:]
 
 
-def csv_name(cell: str) -> str:
-    """The student's name as the gradebook wrote it (a formula-like name gets a leading ')."""
-    return cell[1:] if cell[:1] == "'" and cell[1:2] in ("=", "+", "-", "@", "\t", "\r") else cell
-
-
 def records(out: Path) -> dict[str, dict]:
     found = {}
     for path in sorted((out / "students").glob("*.json")):
@@ -127,6 +127,11 @@ def check_class_page(driver, out: Path, checks: Checks) -> list[str]:
                                   "r => r.getAttribute('data-name'));")
     checks.check(names == [csv_name(row[0]) for row in rows],
                  f"gradebook: one row per gradebook.csv row, in its order ({len(names)} rows, {len(rows)} in the csv)")
+    shown = driver.execute_script("return Array.from(document.querySelectorAll('#gradebook tbody tr td:first-child a'),"
+                                  " a => a.textContent);")
+    checks.check(sorted(shown) == sorted(students),
+                 f"gradebook: each graded student's name as its folder spells it, as text ({len(shown)} links, "
+                 f"{len(students)} records)")
     cells = driver.execute_script(
         "const heads = Array.from(document.querySelectorAll('#gradebook thead th'), h => h.title);"
         "return Array.from(document.querySelectorAll('#gradebook tbody tr'), r => Object.fromEntries("
@@ -175,7 +180,7 @@ def check_filter_and_sort(driver, names: list[str], checks: Checks) -> None:
         header.click()
         order.append(driver.execute_script("return Array.from(document.querySelectorAll('#gradebook tbody tr'), "
                                            "r => r.getAttribute('data-name'));"))
-    ascending = sorted(names, key=str.lower)
+    ascending = sorted(names, key=lambda name: name.lower().encode("utf-16-be"))   # as JavaScript compares
     checks.check(order[0] == ascending and order[1] == ascending[::-1],
                  "sort: a click on the student column sorts by name, a second click reverses it")
     driver.find_element(By.XPATH, "//table[@id='gradebook']/thead/tr/th[last()]").click()

@@ -54,6 +54,7 @@ from grader.libraries import parse_dependencies, refused_headers  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
 from grader.policy import Policy  # noqa: E402
 from grader.submission import split_regions  # noqa: E402
+from grader import student_names  # noqa: E402  (a name as a console or a README can show it)
 
 import attack_class  # noqa: E402
 import synthetic_class  # noqa: E402
@@ -476,7 +477,7 @@ def build_attacks(labs) -> tuple[dict[str, str | Link], dict]:
             files[f"{name}/{relative}"] = text
     attackers = {attacker.folder or attacker_id: {
         "id": attacker_id, "kind": attacker.kind, "items": list(attacker.items), "attack": attacker.attack,
-        "victim": attacker.kind == "victim", "refusable": attacker.refusable}
+        "victim": attacker.kind == "victim", "refused": attacker.refused}
         for attacker_id, attacker in attack_class.ATTACKERS.items()}
     return files, {"class": "attacks", "labs": [folder for folder, _ in labs],
                    "students": attack_expected(labs, Points()), "attackers": attackers,
@@ -614,9 +615,9 @@ def attack_table(expected: dict) -> str:
         handed = [f"{folder[:2]}: {_points(entry['accept'])}" for folder, entry in row.items()
                   if entry["verdict"] != "MISSING" or folder in attack_class.ATTACKERS[meta["id"]].labs]
         must = "; ".join(handed) or "every lab M 0+0"
-        if meta["refusable"]:
-            must += " (or refused: no row)"
-        shown = name.replace("|", "\\|")
+        if meta["refused"]:
+            must = f"refused, the reason naming \"{meta['refused']}\": no record, no row (its labs: {must})"
+        shown = student_names.shown(name).replace("|", "\\|")
         lines.append(f"| `{shown}` | {meta['kind']} | {', '.join(map(str, sorted(meta['items']))) or '-'} | {must} | "
                      f"{meta['attack']} |")
     lines += ["", "Every lab not listed is M (missing) 0+0. P passed, W wrong answer, R runtime error, T timeout, "
@@ -704,7 +705,8 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
         library_ok = failed or bool(refused) == bool(expected["students"][student][folder].get("needs_library"))
         ok = failed == must_fail and library_ok
         surprises += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {student}/{folder}: {'compile error' if failed else 'compiles'}"
+        print(f"{'ok  ' if ok else 'FAIL'} {student_names.shown(student)}/{folder}: "
+              f"{'compile error' if failed else 'compiles'}"
               + (f", refused: <{refused[0]}>" if refused and not failed else "")
               + ("" if failed == must_fail else ' (expected ' + ('a compile error' if must_fail else 'to compile') + ')')
               + ("" if library_ok else " (expected " + ("no library header" if refused else "a refused library header")

@@ -12,13 +12,14 @@ import threading
 from pathlib import Path
 
 from . import class_outputs, signing
-from .class_folder import find_students, write_refused
+from .class_folder import REFUSED_FILE, ClassFolder, not_graded_lines, scan, selected, warnings, write_refused
 from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from .manifest import GraderError, check_programs, ensure_build, load_manifest
 from .merge import merge
 from .policy import Policy
 from .records import StudentRecord
 from .reports import summary_table
+from .student_names import shown
 from .process import kill_all
 from .sandbox import Limits, Sandbox
 from .toolchain import Toolchain
@@ -30,6 +31,7 @@ GRADING_DIR = Path(__file__).resolve().parent.parent
 REPO = GRADING_DIR.parent
 SELF_NAME = "self"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_NO_SANDBOX, EXIT_UNFINISHED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
+EXIT_REFUSED = 6   # a class grading that refused a folder of the class folder (a link, a name no student can have)
 SHARD = re.compile(r"(\d+)/(\d+)")
 
 DESCRIPTION = """Grades reduction-labs submissions: compiles each student's lab files against the official
@@ -57,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="grading policy (default: grading/policy.toml)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel compiles (default: cores)")
     parser.add_argument("--labs", help="only these labs, e.g. 02,05 (default: all)")
-    parser.add_argument("--student", action="append", help="only this student (repeatable, or a,b,c)")
+    parser.add_argument("--student", action="append", help="only this student (repeatable, or a,b,c; a value that "
+                        "is a student's whole name is that student: --student='Doe, Jane')")
     parser.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
     parser.add_argument("--no-bench", action="store_true", help="skip the benchmark (no performance points)")
     parser.add_argument("--large", action="store_true", help="also run the Large.* tests (n > 2^31)")
@@ -140,19 +143,38 @@ def self_check_status(record: StudentRecord) -> int:
     return EXIT_FAILED
 
 
-def merge_class(out: Path, manifest, roster: list[str], labs, policy: Policy, plots: bool = True) -> int:
+def not_graded_summary(out: Path, folder: ClassFolder, status: bool = True) -> str:
+    """The end of a class run's console: what of the class folder was not graded, and why. With
+    `status`, the run ends with EXIT_REFUSED when a folder was refused (a shard or a --gpus worker
+    leaves that to the merge that completes the class)."""
+    if not folder.not_graded:
+        return ""
+    lines = [f"\nnot graded: {len(folder.refused)} folder(s) of the class folder refused, "
+             f"{len(folder.not_graded) - len(folder.refused)} ignored ({out}/{REFUSED_FILE}, the class report):",
+             *not_graded_lines(folder)]
+    if folder.refused and status:
+        lines.append(f"a refused folder may be a student's: rename or replace it and grade again (exit status "
+                     f"{EXIT_REFUSED})")
+    return "\n".join(lines)
+
+
+def merge_class(out: Path, manifest, folder: ClassFolder, labs, policy: Policy, plots: bool = True) -> int:
+    roster = [name for name, _ in folder.students]
     merged = merge(out, manifest.labs, roster, plots, leaderboard=bool(policy.section("gradescope")["leaderboard"]))
     print(summary_table(merged.records, labs))
     print(f"\nclass outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/; {merged.plots}")
+    if folder.not_graded:
+        print(not_graded_summary(out, folder, status=not merged.unfinished))
     if merged.unfinished:
-        print(f"\n{len(merged.unfinished)} of {len(roster)} student(s) not graded yet: {', '.join(merged.unfinished)}; "
-              f"run the grading again to grade them (exit status {EXIT_UNFINISHED})")
+        print(f"\n{len(merged.unfinished)} of {len(roster)} student(s) not graded yet: "
+              f"{', '.join(map(shown, merged.unfinished))}; run the grading again to grade them "
+              f"(exit status {EXIT_UNFINISHED})")
         return EXIT_UNFINISHED
     print(f"\nall {len(roster)} students graded")
-    return EXIT_OK
+    return EXIT_REFUSED if folder.refused else EXIT_OK
 
 
-def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str], students, policy: Policy,
+def on_gpus(args, argv, out: Path, manifest, options: Options, folder: ClassFolder, students, policy: Policy,
             worker_command: list[str] | None = None) -> int:
     """One worker process per GPU over `students` (workers.py), then the class outputs."""
     gpus = list_gpus(args.gpus)
@@ -165,11 +187,11 @@ def on_gpus(args, argv, out: Path, manifest, options: Options, roster: list[str]
     log = lambda text: print(text, flush=True)  # noqa: E731
     jobs = max(1, options.jobs // len(gpus))
     failed = run_workers(grade_args, gpus, len(students), jobs, log, run, worker_command)
-    status = merge_class(out, manifest, roster, options.labs, policy, plots=not args.no_plots)
+    status = merge_class(out, manifest, folder, options.labs, policy, plots=not args.no_plots)
     print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
     if failed:
         print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
-        return status if status != EXIT_OK else EXIT_FAILED
+        return status if status not in (EXIT_OK, EXIT_REFUSED) else EXIT_FAILED   # a failed worker comes first
     return status
 
 
@@ -206,21 +228,26 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
                           bench=not args.no_bench, force=args.force or self_check, large=args.large,
                           self_check=self_check, in_flight=1 if self_check else max(1, in_flight),
                           seed=args.seed if args.seed is not None else (PUBLIC_SEED if self_check else None))
-        roster = None
+        roster, folder = None, None
         if self_check:
             labs_dir = args.self_dir
             if not labs_dir.is_dir():
                 raise GraderError(f"{labs_dir}: not a folder")
             students = [(SELF_NAME, labs_dir)]
         else:
-            students = find_students(args.submissions, args.student, log)
+            folder = scan(args.submissions)
+            for line in ([] if args.worker else warnings(folder)):   # a --gpus worker's parent says it once
+                log(line)
+            if not folder.students:
+                raise GraderError(f"{shown(str(args.submissions))}: no student folders")
+            students = selected(folder, args.student)
             # The class files list the whole class, also when only some students are graded now.
-            roster = [name for name, _ in find_students(args.submissions, None, lambda text: None)]
-            write_refused(out, args.submissions)   # the class report lists the folders refused, and why
+            roster = [name for name, _ in folder.students]
+            write_refused(out, folder)   # the class report lists the folders not graded, and why
         if self_check and (args.merge or args.gpus or args.shard):
             raise GraderError("--merge, --gpus and --shard are for a class, not --self")
         if args.merge:
-            return merge_class(out, manifest, roster, labs, policy, plots=not args.no_plots)
+            return merge_class(out, manifest, folder, labs, policy, plots=not args.no_plots)
         if args.shard:
             index, count = parse_shard(args.shard)
             students = [s for s in students if roster.index(s[0]) % count == index]
@@ -233,7 +260,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             tag = re.sub(r"[^A-Za-z0-9-]", "-", tag)[:80]
             options.run_tag, options.class_outputs, options.run = f"worker-{tag}", False, run
         if args.gpus:
-            return on_gpus(args, argv, out, manifest, options, roster, students, policy, worker_command)
+            return on_gpus(args, argv, out, manifest, options, folder, students, policy, worker_command)
         if toolchain is None:
             # Nothing the grader owns is visible to student code: the repository (solutions/), the build
             # tree (reference modules), the outputs and the other submissions.
@@ -266,9 +293,9 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         print("\ninterrupted: completed students are saved; rerun to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
 
-    shown = [r for r in result.records if r.student in {name for name, _ in students}]
+    graded = [r for r in result.records if r.student in {name for name, _ in students}]
     print()
-    print(summary_table(shown, labs))
+    print(summary_table(graded, labs))
     if result.no_gpu:
         print(f"\n{NO_GPU_MESSAGE}: GPU labs that compiled are NOT_RUN (blank in the gradebook, not 0) and "
               "totals are left blank; lab 01, compile errors and missing labs are graded.")
@@ -281,7 +308,10 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
     if options.class_outputs:
         names = roster or [name for name, _ in students]
         print(class_outputs.finish(out, manifest.labs, names, result.records, plots=not args.no_plots))
-    if self_check and shown:
-        print_self_details(shown[0])
-        return self_check_status(shown[0])
-    return EXIT_OK
+    if self_check and graded:
+        print_self_details(graded[0])
+        return self_check_status(graded[0])
+    ends_class = not (args.shard or args.worker)   # a shard's or a worker's merge says it, and sets the status
+    if folder is not None and folder.not_graded and not args.worker:
+        print(not_graded_summary(out, folder, status=ends_class))
+    return EXIT_REFUSED if ends_class and folder is not None and folder.refused else EXIT_OK

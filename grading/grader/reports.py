@@ -25,8 +25,9 @@ from pathlib import Path
 
 from . import signing
 from .manifest import Lab
-from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS
+from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS, csv_cell
 from .records import LabRecord, StudentRecord
+from .student_names import padded, shown, width
 from .student_paths import gradescope_folder, record_path
 from .verdicts import COMPILE_ERROR, LEGEND, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
@@ -66,12 +67,6 @@ def load_records(out: Path, names: list[str], key: bytes) -> list[StudentRecord]
         if isinstance(data, dict) and signing.verify(key, data) and data.get("complete") and data.get("student") == name:
             records.append(StudentRecord.from_json(data))
     return records
-
-
-def csv_cell(value) -> str:
-    """A cell a spreadsheet shows as text: a leading =, +, -, @, tab or CR would make it a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def format_points(value) -> str:
@@ -303,7 +298,10 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
     output += record.notes
     if record.benchmark.program_output:
         output.append("program output of your timing run:\n" + record.benchmark.program_output)
-    results = {"output": "\n".join(output), "visibility": "visible", "tests": tests}
+    # The student's name, as the class folder spells it: the folder's name is its file name, which a
+    # long name turns into a hash (student_paths.py). extra_data is Gradescope's field for such data.
+    results = {"output": "\n".join(output), "visibility": "visible", "tests": tests,
+               "extra_data": {"student": record.student}}
     if not incomplete:
         results["score"] = record.total
     if leaderboard:
@@ -316,7 +314,9 @@ def gradescope_results(record: StudentRecord, leaderboard: bool = False) -> dict
 
 
 def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
-    name_width = max([len("student")] + [len(r.student) for r in records])
+    """The console's table: a line per student, its name as shown() writes it and padded to the
+    columns it takes on a terminal (a CJK character takes two)."""
+    name_width = max([len("student")] + [width(shown(r.student)) for r in records])
     bonus = bonus_folders(records)
     header = f"{'student':<{name_width}}  " + " ".join(
         f"{lab.folder[:2] + ('+' if lab.folder in bonus else ''):>3}" for lab in labs) + "   total"
@@ -336,7 +336,7 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
             cells.append(f"{letter:>3}")
         total_text = (f"{format_points(record.total)}/{format_points(record.max_total)}" if record.total is not None
                       else "n/a")
-        lines.append(f"{record.student:<{name_width}}  " + " ".join(cells) + f"   {total_text}")
+        lines.append(f"{padded(shown(record.student), name_width)}  " + " ".join(cells) + f"   {total_text}")
     lines.append(LEGEND)
     if bonus:
         lines.append("NN+ a bonus lab: its points are in the total, not in the maximum after the slash")

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from . import reports, signing
 from .class_folder import find_students
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR
+from .cli import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR
 from .manifest import GraderError, Lab, check_programs, load_manifest
 from .policy import Policy
 
@@ -147,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dry-run", action="store_true", help="write the job scripts and print the sbatch "
                         "commands; submit nothing")
     parser.add_argument("--wait", action="store_true", help="wait for the jobs to end; exit with the merge's "
-                        "status (0: every student complete, 5: some unfinished)")
+                        f"status (0: every student complete, {EXIT_UNFINISHED}: some unfinished, {EXIT_REFUSED}: complete, but a "
+                        "folder of the class folder was refused)")
     return parser
 
 
@@ -264,6 +265,9 @@ def wait_for(state: Submitted, logs: Path) -> int:
     if status == EXIT_UNFINISHED:
         print(f"some students are unfinished: the task logs ({logs}/grade-{state.array_job}_*.out) say why; run "
               "the same command again to grade them")
+    elif status == EXIT_REFUSED:
+        print(f"every student is complete, but folders of the class folder were refused: the merge's log "
+              f"({logs}/merge-{state.merge_job}.out) lists them and why")
     return status
 
 

@@ -2,6 +2,7 @@
 README tables it keeps, the attack class's coverage, and examples/check_class.py on made-up gradings."""
 
 import csv
+import html
 import importlib.util
 import io
 import json
@@ -30,6 +31,9 @@ def load(name: str):
 maker = load("make_examples")
 checker = load("check_class")
 attacks = maker.attack_class
+
+from plotting.csv_cells import csv_cell  # noqa: E402  (check_class put plots/ on the path)
+from plotting.file_names import HASHED  # noqa: E402
 
 
 def written(kind: str) -> tuple[tempfile.TemporaryDirectory, Path, dict]:
@@ -127,7 +131,11 @@ class TestAttackClass(unittest.TestCase):
         self.assertIn("aaron", victims)
         self.assertIn("zoe", victims)
         names = sorted(a.folder or k for k, a in attacks.ATTACKERS.items())
-        self.assertEqual(names[-1], "zoe", "a victim is graded after every attacker")
+        honest = {a.folder or k for k, a in attacks.ATTACKERS.items()
+                  if all(hand_in.region == "reference" for hand_in in a.labs.values())}
+        self.assertTrue(set(names[names.index("zoe") + 1:]) <= honest,
+                        "a victim is graded after every attacker whose code is not the reference's")
+        self.assertIn("zoe", honest)
         # A victim graded beside the attacker that holds what classmates share (students go in name order).
         for hog in ("gpuhog", "slots"):
             self.assertEqual(names[names.index(hog) + 1], f"{hog}_victim")
@@ -180,8 +188,12 @@ class TestAttackClass(unittest.TestCase):
                     self.assertIn(own.strip(), path.read_text(encoding="utf-8"), f"{key}/{folder}")
 
     def test_hostile_names_are_written_as_they_are(self):
-        self.assertTrue((self.out / '=HYPERLINK("evil.example","190")').is_dir())
-        self.assertTrue((self.out / "+cmd").is_dir())
+        for attacker in attacks.ATTACKERS.values():
+            if attacker.folder and not attacker.folder_link:
+                self.assertTrue((self.out / attacker.folder).is_dir(), attacker.folder)
+        self.assertIn("bell\x07ding", os.listdir(self.out))
+        self.assertTrue(any(HASHED in checker.student_file_name(a.folder) for a in attacks.ATTACKERS.values()
+                            if a.folder), "a name too long for its %XX file name")
         litter = self.out / "litter" / "labs" / "01_host_sum"
         self.assertTrue(any("\n" in p.name for p in litter.iterdir()))
         self.assertEqual(sum(1 for _ in (self.out / "litter" / "junk").rglob("*.txt")), 2000)
@@ -189,12 +201,14 @@ class TestAttackClass(unittest.TestCase):
 
 def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
     """What a faultless grader would write for the class (only what check_class reads): each
-    lab's first accepted outcome; refusable students with a formula name refused."""
+    lab's first accepted outcome, under the student's real name; the folders to refuse refused."""
     expected = json.loads((class_dir / maker.EXPECTED_FILE).read_text(encoding="utf-8"))
     (out / "students").mkdir(parents=True)
-    rows = []
+    rows, refused, suites = [], [], []
     for name, labs in expected["students"].items():
-        if expected.get("attackers", {}).get(name, {}).get("refusable") and name.startswith("="):
+        why = expected.get("attackers", {}).get(name, {}).get("refused")
+        if why:
+            refused.append({"name": checker.shown(name), "why": f"its name cannot be a student's: {why}", "refused": True})
             continue
         record, total, blank = {"student": name, "complete": True, "labs": {}}, 0.0, False
         for folder, entry in labs.items():
@@ -207,15 +221,23 @@ def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
             record["labs"][folder] = {"verdict": outcome["verdict"], "detail": outcome.get("names", ""), "score": {
                 "correctness": correctness, "performance": performance, "total": lab_total}}
         record["total"] = None if blank else total
-        (out / "students" / f"{checker.student_file_name(name)}.json").write_text(json.dumps(record), encoding="utf-8")
+        file_name = checker.student_file_name(name)
+        (out / "students" / f"{file_name}.json").write_text(json.dumps(record), encoding="utf-8")
+        (out / "gradescope" / file_name).mkdir(parents=True)
+        (out / "gradescope" / file_name / "results.json").write_text(json.dumps({"extra_data": {"student": name}}),
+                                                                     encoding="utf-8")
+        (out / "report" / "students").mkdir(parents=True, exist_ok=True)
+        (out / "report" / "students" / f"{file_name}.html").write_text(f"<h1>{html.escape(name)}</h1>", encoding="utf-8")
+        suites.append(f'<testsuite name="{html.escape(name)}"/>')
         cells = ["" if record["labs"][f]["score"]["total"] is None else f"{record['labs'][f]['score']['total']:g}"
                  for f in expected["labs"]]
-        rows.append(["'" + name if name[0] in "=+-@" else name, *cells,
-                     "" if record["total"] is None else f"{record['total']:g}"])
+        rows.append([csv_cell(name), *cells, "" if record["total"] is None else f"{record['total']:g}"])
     with (out / "gradebook.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student", *expected["labs"], "total"])
         writer.writerows(rows)
+    (out / "junit.xml").write_text(f"<testsuites>{''.join(suites)}</testsuites>", encoding="utf-8")
+    (out / "refused-folders.json").write_text(json.dumps(refused), encoding="utf-8")
 
 
 class GradingCheckCase(unittest.TestCase):
@@ -290,6 +312,23 @@ class TestCheckClass(GradingCheckCase):
         self.assertIn("roster: exactly the class folder's students", failures)
         self.assertIn("gradebook: no formula cells", failures)
         self.assertIn("netcat", failures)
+
+    def test_refusals_real_names_and_the_exit_status_are_checked(self):
+        fake_grading(self.class_dir, self.out)
+        refused = self.out / "refused-folders.json"
+        listed = json.loads(refused.read_text(encoding="utf-8"))
+        self.assertEqual(sorted(item["name"] for item in listed), ["bell\\x07ding", "copycat", "student\\u202egnp.exe"])
+        listed[0]["why"] = "hidden"
+        listed.append({"name": "aaron", "why": "a symbolic link", "refused": True})
+        refused.write_text(json.dumps(listed), encoding="utf-8")
+        gradescope = self.out / "gradescope" / checker.student_file_name("王小明") / "results.json"
+        gradescope.write_text(json.dumps({"extra_data": {"student": "%E7%8E%8B"}}), encoding="utf-8")
+        failures = self.failures()
+        self.assertIn(f"{listed[0]['name']} refused", failures)
+        self.assertIn("refused-folders.json: only the folders to refuse", failures)
+        self.assertIn("王小明 real name", failures)
+        self.assertFalse(checker.check_exit_status(self.class_dir, 0).ok)
+        self.assertTrue(checker.check_exit_status(self.class_dir, 6).ok)
 
     def test_secrets_in_a_report_fail(self):
         fake_grading(self.class_dir, self.out)

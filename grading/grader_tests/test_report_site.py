@@ -110,7 +110,7 @@ class ReportSite(unittest.TestCase):
         text = "".join(Elements(page).text)
         for shown in ("c001", "expected", "10", "9", "<b>", PRINTED):
             self.assertIn(shown, text)
-        self.assertIn("python3 grading/grade.py /class --student ann --labs 01 --seed 7 ", text,
+        self.assertIn("python3 grading/grade.py /class --student=ann --labs 01 --seed 7 ", text,
                       "the replay command names the class folder, the student, the lab and the seed")
 
     def test_an_unchanged_page_is_not_rewritten_and_a_student_gone_loses_its_page(self):

@@ -117,6 +117,15 @@ class ShardingTest(unittest.TestCase):
         self.assertEqual(status, cli.EXIT_OK, text)
         self.assertEqual(totals(text), [self.names[0]], text)
 
+    def test_a_refused_folder_ends_a_gpus_grading_with_its_status_once_and_its_workers_with_0(self):
+        (self.submissions / "copycat").symlink_to(self.submissions / self.names[0])
+        status, text = self.run_cli(self.root / "refused", "--gpus", "0,1", workers=True)
+        self.assertEqual(status, cli.EXIT_REFUSED, text)   # a worker's 6 would be "1 worker(s) failed"
+        self.assertNotIn("worker(s) failed", text)
+        self.assertEqual(sorted(totals(text)), self.names, text)
+        self.assertEqual(text.count('"copycat" refused: a symbolic link'), 1, text)   # the warning, by the parent
+        self.assertEqual(text.count('refused: "copycat": a symbolic link'), 1, text)  # the end's list, by the merge
+
     def fake_nvidia_smi(self, listing: str, status: int = 0) -> str:
         """A PATH whose only nvidia-smi prints `listing` and exits with `status`: --gpus all asks
         nvidia-smi -L, so the test decides what this machine has, whatever it really has."""

@@ -115,6 +115,20 @@ class TestScripts(unittest.TestCase):
                 slurm.merge_script(["grade"], Path(bad), Path("/b"), Path("/o"), settings(), [])
 
 
+class TestWait(unittest.TestCase):
+    def test_wait_ends_with_the_merge_jobs_status_and_says_what_it_means(self):
+        with tempfile.TemporaryDirectory() as folder:
+            logs = Path(folder)
+            state = slurm.Submitted(seed=1, array_job="10", merge_job="11")
+            for status, words in ((0, ""), (slurm.EXIT_UNFINISHED, "some students are unfinished"),
+                                  (slurm.EXIT_REFUSED, "folders of the class folder were refused")):
+                (logs / "merge-11.status").write_text(f"{status}\n", encoding="ascii")
+                buffer = io.StringIO()
+                with mock.patch.object(slurm, "queued", return_value=set()), contextlib.redirect_stdout(buffer):
+                    self.assertEqual(slurm.wait_for(state, logs), status)
+                self.assertIn(words, buffer.getvalue())
+
+
 class TestDryRun(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

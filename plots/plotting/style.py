@@ -8,9 +8,19 @@ import matplotlib
 
 matplotlib.use("Agg")  # grading machines and CI have no display
 
+from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402  (must come after choosing the backend)
 
 from .timings import BASELINE_LABS, CUB, NOT_RUN, PASSED, ROOF, RunInfo, TimingsError, baseline_us, student_names  # noqa: E402
+
+# A student's name is drawn as its folder spells it, in any script. DejaVu Sans (matplotlib's own)
+# has Latin, Greek and Cyrillic; matplotlib (3.6 and later) takes a glyph it lacks from the next
+# family of font.family, so the installed fonts that hold CJK come after it (fonts-noto-cjk,
+# fonts-wqy-zenhei). Where none is installed nothing changes: such a glyph is a box.
+FALLBACK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "WenQuanYi Zen Hei", "Droid Sans Fallback")
+_INSTALLED = {font.name for font in font_manager.fontManager.ttflist}
+if any(name in _INSTALLED for name in FALLBACK_FONTS) and "DejaVu Sans" in _INSTALLED:
+    matplotlib.rcParams["font.family"] = ["DejaVu Sans", *(name for name in FALLBACK_FONTS if name in _INSTALLED)]
 
 REFERENCE_COLOR = "#7f93ad"
 STUDENT_COLOR = "tab:orange"

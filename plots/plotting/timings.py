@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from .csv_cells import csv_text
+
 REFERENCE = "reference"
 BASELINE = "baseline"
 CUB = "cub"
@@ -158,7 +160,7 @@ def _read_header(path, reader) -> dict[str, int]:
 
 
 def _parse_record(record: _Record) -> Timing:
-    student = record.text("student", required=True)
+    student = csv_text(record.text("student", required=True))   # the grader's "'=..." is the name "=..."
     lab = record.text("lab", required=True)
     _check_lab_matches_student(record, student, lab)
     element_type = record.text("type", required=True).lower()
@@ -279,11 +281,14 @@ def student_names(rows) -> list[str]:
 
 
 def display_names(rows, anonymize=False) -> dict[str, str]:
-    """Real name -> shown name; numbering comes from the whole file so it is the same in every figure."""
+    """Real name -> shown name; numbering comes from the whole file so it is the same in every figure.
+    Any name is shown as it is spelt: a '$' escaped (two of them would make matplotlib read the text
+    between as math, and stop the figure at a formula it cannot parse), and a leading '_' after a
+    space (matplotlib leaves a legend label that starts with '_' out)."""
     names = student_names(rows)
     if anonymize:
         return {name: f"student {index}" for index, name in enumerate(names, 1)}
-    return {name: name for name in names}
+    return {name: (" " if name.startswith("_") else "") + name.replace("$", r"\$") for name in names}
 
 
 def require_measured(rows, n, dtype) -> None:

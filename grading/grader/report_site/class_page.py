@@ -119,8 +119,10 @@ def _refused(refused: list[tuple[str, str]]) -> str:
     if not refused:
         return ""
     rows = "".join(f"<tr><td><code>{text(name)}</code></td><td>{text(why)}</td></tr>" for name, why in refused)
-    return (f'<h2 id="refused">Folders not graded ({len(refused)})</h2><p class="note">Folders of the class folder '
-            "that are not a student's: no grade, no row, no files of their own.</p>"
+    return (f'<h2 id="refused">Folders not graded ({len(refused)})</h2><p class="note">Entries of the class folder '
+            "that are not a student's: no grade, no row, no files of their own. A refused folder may be a student's "
+            "hand-in (rename it and grade again); hidden entries and files are ignored. Names are shown with their "
+            "control and invisible characters written \\xNN or \\uNNNN.</p>"
             f'<table id="refused-folders"><thead><tr><th>folder</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>')
 
 

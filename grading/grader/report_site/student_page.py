@@ -39,7 +39,8 @@ def replay_command(record: StudentRecord, entry: LabRecord) -> str:
     """The command that grades this lab of this student again on the same inputs, into a folder of
     its own (the class's OUT keeps its records)."""
     class_folder = str(PurePath(record.submission).parent) if record.submission else "SUBMISSIONS"
-    return (f"python3 grading/grade.py {shlex.quote(class_folder)} --student {shlex.quote(record.student)} "
+    # --student=NAME: a name that starts with '-' is no option; a whole value that is a name is never split at commas
+    return (f"python3 grading/grade.py {shlex.quote(class_folder)} {shlex.quote('--student=' + record.student)} "
             f"--labs {entry.folder[:2]} --seed {record.seed} --build-dir build/solutions --out replay --force")
 
 
