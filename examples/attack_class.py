@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from grader.compile_view import RULE as OUTSIDE_VIEW   # the importer (make_examples.py) puts grading/ on sys.path
+
 FULL = "full"   # all of the lab's points of that kind (from grading/policy.toml)
 ANY = "any"     # anything from 0 to all of them
 
@@ -62,6 +64,8 @@ class HandIn:
                                  # the library reduction's header it includes (grading/grader/libraries.py)
     edits: tuple[tuple[str, str], ...] = ()  # region "reference": (regex, replacement) edits of the solution's
                                              # region, each must match (as the example class's Planted edits)
+    reaches_outside: bool = False  # names files no compile of the grader sees (grading/grader/compile_view.py): a
+                                   # student's own build compiles it where they exist, the grader's never does
 
 
 @dataclass
@@ -81,8 +85,8 @@ ATTACK_ITEMS = {
     1: "forged success markers / observations, exit 0 before doing work",
     2: "writes into records, the output folder, a phantom record, its own forged record; kills the grader",
     3: "leaves processes running (daemon, GPU hog), fork bomb",
-    4: "#includes or reads the solution, a classmate, the environment, /etc/passwd into its report; calls the "
-       "library reduction (CUB) the course times against",
+    4: "#includes, embeds (.incbin) or reads the solution, a classmate, the environment, /etc/passwd into its "
+       "report; calls the library reduction (CUB) the course times against",
     5: "dlopens the reference module and calls it",
     6: "caches results per input pointer or per n",
     7: "detects the benchmark, escapes the timed stream, rewrites timings, swaps its module",
@@ -196,9 +200,21 @@ ATTACKERS: dict[str, Attacker] = {
                         labs={"10_two_step": HandIn(zero("WRONG_ANSWER"), "nothing to steal in the sandbox: "
                                                                           "the placeholder, not implemented yet")}),
     "quoter": Attacker("cpu", (4,), "#includes /etc/passwd, /proc/self/environ, the solution (its lines made into "
-                                    "errors), a classmate's file and the reference module, so the compiler quotes them",
-                       labs={HOST: HandIn(zero("COMPILE_ERROR"), "always a compile error; the report may quote "
-                                                                 "only the student's own lines")}),
+                                    "errors), a classmate's file and the reference module, so the compiler quotes "
+                                    "them, then /etc/hostname",
+                       labs={HOST: HandIn(zero("COMPILE_ERROR", names=OUTSIDE_VIEW),
+                                          "always a compile error, which names the compile's view (no /etc/hostname "
+                                          "there); the report may quote only the student's own lines")}),
+    "incbin_etc": Attacker("cpu", (4,), "the plain loop, and the machine's /etc/passwd and /etc/hostname embedded "
+                                        "into its module by the assembler (.incbin), printed by its first call",
+                           labs={HOST: HandIn(zero("COMPILE_ERROR", names=OUTSIDE_VIEW),
+                                              "a compile sees a minimal /etc: neither file is there",
+                                              reaches_outside=True)}),
+    "incbin_outside": Attacker("cpu", (4,), "the plain loop, and /root/.bashrc and the lab's solution (by its "
+                                            "absolute path in the repository) embedded by .incbin, printed by its "
+                                            "first call",
+                               labs={HOST: HandIn(zero("COMPILE_ERROR", names=OUTSIDE_VIEW),
+                                                  "no compile sees either file", reaches_outside=True)}),
     "module_thief": Attacker("cpu", (5,), "finds a lab01*.so that is not its own (mapped in its process, or "
                                           "anywhere on the filesystem), dlopens it and returns its sum",
                              labs={HOST: HandIn(zero("WRONG_ANSWER"), "no module to find in the sandbox: its "

@@ -296,26 +296,23 @@ def strings_of(path: Path) -> str:
 
 
 def report_files(out: Path, names: list[str]) -> list[tuple[Path, str | None]]:
-    """(file, student or None for a class-wide file): everything the grader reports, not its
-    work/ folder (spliced sources and modules, never shown to students). A student's files are
-    found by student_file_name(); any other per-student file stands for itself (a phantom)."""
+    """(file, student or None for a class-wide file): every file the grader wrote under `out` but its
+    work/ folder (spliced sources and modules, never shown to students) and its dot-files (the key, the
+    run's plans): the records, Gradescope, the class files, the class report's pages and the figures.
+    A student's files are found by student_file_name(); any other per-student file stands for itself
+    (a phantom)."""
     by_file = {student_file_name(name): name for name in names}
     files = []
-    for path in sorted((out / "students").glob("*.json")):
-        files.append((path, by_file.get(path.stem, path.stem)))
-    gradescope = out / "gradescope"
-    if gradescope.is_dir():
-        for folder in sorted(gradescope.iterdir()):
-            files += [(path, by_file.get(folder.name, folder.name)) for path in sorted(folder.rglob("*"))
-                      if path.is_file()]
-    for path in sorted(out.iterdir()) if out.is_dir() else []:
-        if path.is_file() and not path.name.startswith("."):
+    for path in sorted(out.rglob("*")) if out.is_dir() else []:
+        relative = path.relative_to(out)
+        if not path.is_file() or relative.parts[0] == "work" or any(part.startswith(".") for part in relative.parts):
+            continue
+        if relative.parts[0] == "students" or relative.parts[:2] == ("report", "students"):
+            files.append((path, by_file.get(path.stem, path.stem)))   # students/<s>.json, report/students/<s>.html
+        elif relative.parts[0] == "gradescope" and len(relative.parts) > 2:
+            files.append((path, by_file.get(relative.parts[1], relative.parts[1])))
+        else:
             files.append((path, None))
-    site = out / "report"   # the class report: its class page, and a page per student
-    if (site / "index.html").is_file():
-        files.append((site / "index.html", None))
-    if (site / "students").is_dir():
-        files += [(path, by_file.get(path.stem, path.stem)) for path in sorted((site / "students").glob("*.html"))]
     return files
 
 

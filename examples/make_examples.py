@@ -27,6 +27,8 @@ grading/policy.toml), and what a machine without a GPU must give instead.
 (BUILD/reduction_labs.json; without BUILD: nvcc from CUDACXX, PATH or /usr/local/cuda, sm_90) and
 fails unless exactly the labs expected to be COMPILE_ERROR fail, and the grader's library rule
 (grading/grader/libraries.py, on nvcc's -MD list) refuses exactly the files marked needs_library.
+A file marked reaches_outside (it names files outside the grader's compile view) may compile here or
+fail for a file this machine lacks (grading/grader/compile_view.py's words for one), nothing else.
 Compiling runs no student code.
 """
 
@@ -50,6 +52,7 @@ REPO = EXAMPLES.parent
 sys.path.insert(0, str(REPO / "grading"))
 sys.path.insert(0, str(EXAMPLES))
 
+from grader.compile_view import missing_files  # noqa: E402
 from grader.libraries import parse_dependencies, refused_headers  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
 from grader.policy import Policy  # noqa: E402
@@ -407,7 +410,7 @@ def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
     path = ATTACK_REGIONS / attacker_id / (folder + Path(file).suffix)
     if not path.is_file():
         raise SystemExit(f"error: {path} is missing (the attack of {attacker_id} in {folder})")
-    own = path.read_text(encoding="utf-8")
+    own = path.read_text(encoding="utf-8").replace("@REPO@", str(REPO))   # a path into this repository
     if hand_in.region == "own":
         return own
     if hand_in.region != "reference+own":
@@ -438,6 +441,8 @@ def attack_expected(labs, points: Points) -> dict:
                                      else [dict(NOT_RUN)])}
             if hand_in and hand_in.needs_library:
                 entry["needs_library"] = True
+            if hand_in and hand_in.reaches_outside:
+                entry["reaches_outside"] = True
             row[folder] = entry
         table[attacker.folder or attacker_id] = row
     return table
@@ -699,6 +704,8 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
     for student, folder, source, must_fail in jobs:
         result, listed = results[key(source)]
         failed = result.returncode != 0
+        if expected["students"][student][folder].get("reaches_outside"):   # as this machine's files allow
+            must_fail = failed and bool(missing_files(result.stdout + result.stderr))
         # The grader's rule on the same list: a file that needs a library must be refused by name, and no
         # other file that compiles may be.
         refused = refused_headers(listed, policy.refused_libraries(Lab(folder, source.name, f"lab{folder}")))

@@ -278,10 +278,11 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
             return EXIT_NO_SANDBOX
         if hasattr(toolchain, "hidden_libraries"):  # the real one: find every CUB and Thrust before the first compile
-            try:
+            try:                                      # (which also checks that nvcc runs in the compile's view)
                 toolchain.hidden_libraries()
             except RuntimeError as exc:
-                raise GraderError(f"cannot hide CUB and Thrust from the students' compiles: {exc}") from exc
+                raise GraderError(f"cannot prepare the students' compiles (CUB and Thrust hidden, in the compile's "
+                                  f"view): {exc}") from exc
         grader = Grader(manifest, policy, toolchain, out, options,
                         skeleton_dirs=skeleton_dirs(manifest), log=log)
         result = grader.grade_class(students, roster)

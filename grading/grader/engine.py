@@ -37,6 +37,7 @@ from pathlib import Path
 
 from . import benchmark, class_outputs, reports, scoring, signing
 from .claims import Claim
+from .compile_view import rule_sentence
 from .diagnostics import first_error, public_folders, student_diagnostics
 from .flags import add_flag
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
@@ -51,7 +52,7 @@ from .resources import COMPILE, SANITIZER, TEST, ResourceFailure, resource_failu
 from .student_paths import record_path, work_folder
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
 from .process import Stopping, stopping
-from .toolchain import sha256_of
+from .toolchain import CompileRun, sha256_of
 from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sanitizer_finding, test_verdict
 
 GRADER_VERSION = "reduction-labs grader 2.0"
@@ -368,41 +369,50 @@ class Grader:
 
         with self._pool(self.options.jobs) as pool:
             for entry, module, run in pool.map(build, todo):
-                result = run.process
-                lab = self._lab(entry.folder)
-                shown = f"labs/{entry.folder}/{entry.file}"
-                output = student_diagnostics(result.stdout + "\n" + result.stderr, entry.source, shown, public)
-                ok = result.returncode == 0 and not result.timed_out and module.is_file()
-                entry.compile.ok, entry.compile.seconds = ok, round(result.seconds, 2)
-                entry.compile.command, entry.compile.output = ["nvcc", *self.manifest.module_flags, shown], output
-                entry.compile.refused = list(run.refused)
-                if result.timed_out:
-                    entry.verdict = COMPILE_ERROR
-                    entry.detail = f"the compiler did not finish within {timeout:.0f} s"
-                elif result.output_limit:
-                    entry.verdict = COMPILE_ERROR
-                    entry.detail = "the compiler's output or the module exceeded the grader's size limit"
-                elif run.refused:   # before a compile error: a hidden library's header is why it failed
-                    entry.compile.ok = False
-                    entry.verdict = COMPILE_ERROR
-                    entry.detail = refusal_detail(lab.number, list(run.refused), self.policy.refused_libraries(lab))
-                elif run.unlisted:
-                    entry.compile.ok = False
-                    entry.verdict = COMPILE_ERROR
-                    entry.detail = ("the grader could not read the compiler's list of the headers this lab includes, "
-                                    "so it cannot tell whether it uses a library reduction (a grader problem)")
-                elif not ok:
-                    entry.verdict = COMPILE_ERROR
-                    error = first_error(output)
-                    entry.detail = "does not compile" + (f": {error}" if error else "")
-                else:
-                    entry.module_path = str(module)
-                    entry.compile.module_sha256 = sha256_of(module)
+                self._compiled(record, entry, module, run, public, timeout)
                 if entry.verdict == COMPILE_ERROR:
                     self.say(f"{prefix}  lab {entry.folder}  {COMPILE_ERROR}")
         for entry in record.labs.values():
             if entry.verdict == MISSING:
                 self.say(f"{prefix}  lab {entry.folder}  {MISSING}")
+
+    def _compiled(self, record: StudentRecord, entry: LabRecord, module: Path, run: CompileRun,
+                  public: tuple[Path, ...], timeout: float) -> None:
+        """A lab's compile into its record: what it said, its verdict and why, its module's digest."""
+        result = run.process
+        lab = self._lab(entry.folder)
+        shown = f"labs/{entry.folder}/{entry.file}"
+        output = student_diagnostics(result.stdout + "\n" + result.stderr, entry.source, shown, public)
+        rule = rule_sentence(run.outside) if run.outside else ""
+        if rule:   # the assembler's own words are located in its temporary file, which a report never quotes
+            output = f"{output}\n{rule}".strip()
+            add_flag(record.flags, "outside_view", entry.folder, rule)
+        ok = result.returncode == 0 and not result.timed_out and module.is_file()
+        entry.compile.ok, entry.compile.seconds = ok, round(result.seconds, 2)
+        entry.compile.command, entry.compile.output = ["nvcc", *self.manifest.module_flags, shown], output
+        entry.compile.refused = list(run.refused)
+        if result.timed_out:
+            entry.verdict = COMPILE_ERROR
+            entry.detail = f"the compiler did not finish within {timeout:.0f} s"
+        elif result.output_limit:
+            entry.verdict = COMPILE_ERROR
+            entry.detail = "the compiler's output or the module exceeded the grader's size limit"
+        elif run.refused:   # before a compile error: a hidden library's header is why it failed
+            entry.compile.ok = False
+            entry.verdict = COMPILE_ERROR
+            entry.detail = refusal_detail(lab.number, list(run.refused), self.policy.refused_libraries(lab))
+        elif run.unlisted:
+            entry.compile.ok = False
+            entry.verdict = COMPILE_ERROR
+            entry.detail = ("the grader could not read the compiler's list of the headers this lab includes, "
+                            "so it cannot tell whether it uses a library reduction (a grader problem)")
+        elif not ok:
+            entry.verdict = COMPILE_ERROR
+            error = rule or first_error(output)
+            entry.detail = "does not compile" + (f": {error}" if error else "")
+        else:
+            entry.module_path = str(module)
+            entry.compile.module_sha256 = sha256_of(module)
 
     @contextlib.contextmanager
     def _sharing(self, lab: Lab):

@@ -5,8 +5,12 @@ read there: /etc/passwd, /etc/hostname, the machine's configuration. Runs of stu
 sanitizer, timing) see only the loader's cache and configuration (ld.so.cache, ld.so.conf and the
 files its `include` lines name, each link resolved to its file) and a passwd, group and
 nsswitch.conf written by the grader, with root and the sandbox users alone (a tool may look its user
-up). There is no ld.so.preload. Compiles see the whole /etc: nvcc and the host compiler read more of
-it, and the grader filters what a compile says.
+up). There is no ld.so.preload.
+
+Compiles (compile_view.py) see the loader's files alone: nvcc, the host compiler, the assembler and
+the linker read ld.so.cache and nothing else of /etc (measured with strace, nvcc 13 and gcc 12, LC_ALL=C:
+/etc/localtime and /etc/malloc.conf are looked for and not needed), and no tool of a compile looks a
+user up, so an `.incbin "/etc/passwd"` or an `#include` of it finds nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ LOADER_FILES = ("ld.so.cache", "ld.so.conf")
 # not start (exit 127, seen on an H100 machine, 2026-11-25).
 MAX_INCLUDE_DEPTH = 4   # ld.so.conf may include files that include files
 NO_SHELL = "/usr/sbin/nologin"
+USER_DATABASE = ("passwd", "group", "nsswitch.conf")   # made up by the grader (write_user_database)
+ETC_KINDS = ("full", "minimal", "loader")   # View.etc: the machine's; a run's; a compile's (the loader's alone)
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,13 @@ class MinimalEtc:
         if generated is not None:
             files += [(path, Path("/etc") / path.name) for path in write_user_database(generated, uids)]
         return cls(tuple(files))
+
+    def seen(self, kind: str) -> tuple[tuple[Path, Path], ...]:
+        """What a View(etc=kind) gets: "minimal" every file; "loader" all but the user database."""
+        if kind == "loader":
+            return tuple((source, inside) for source, inside in self.files
+                         if not (inside.parent == Path("/etc") and inside.name in USER_DATABASE))
+        return self.files
 
 
 def loader_files(etc: Path = Path("/etc")) -> list[tuple[Path, Path]]:

@@ -7,7 +7,8 @@ the build tree, the outputs, the other submissions) are not there at all. It run
 the network or another run, and everything it starts dies with it. Resource limits are rlimits set
 before exec; the process limit counts the run's own uid, so it binds that run alone. The CUDA
 libraries a lab does not need are masked (denied_libraries.py); runs of student code see a minimal
-/etc (minimal_etc.py) and only their own GPU (gpu_nodes.py).
+/etc (minimal_etc.py) and only their own GPU (gpu_nodes.py); compiles see fewer system folders and
+the loader's files of /etc alone (compile_view.py).
 
 bubblewrap does the mounts and namespaces (as root, so no user namespace is needed); setpriv drops
 to the unprivileged user last, because mounting needs root. Without root or bubblewrap the grader
@@ -42,7 +43,7 @@ from pathlib import Path
 from .denied_libraries import denied_library_files
 from .gpu_nodes import GpuView, every_node, own_node
 from .keyrings import join_new_session_keyring
-from .minimal_etc import MinimalEtc
+from .minimal_etc import ETC_KINDS, MinimalEtc
 from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users
 from .seccomp_filter import SeccompFilter, build as build_seccomp
 
@@ -74,7 +75,9 @@ class View:
     tmp_bytes: int = 1 << 30           # size of the run's own /tmp (a tmpfs: memory no rlimit counts)
     hidden: tuple[Path, ...] = ()      # masked in this run too, beside the sandbox's own hidden paths
     etc: str = "full"                  # "full": the machine's /etc; "minimal": the loader's files and a made-up
-                                       # passwd and group (minimal_etc.py), for runs of student code
+                                       # passwd and group (minimal_etc.py), for runs of student code; "loader":
+                                       # the loader's files alone, for compiles (compile_view.py)
+    system: tuple[str, ...] = SYSTEM_FOLDERS   # the system folders it sees (a link into /usr stays a link)
 
 
 def _real(path: str | os.PathLike) -> Path:
@@ -215,28 +218,31 @@ class Sandbox:
         if len(seccomp_fds) != (1 if self.seccomp.on else 0):   # a run without its filter never starts
             raise ValueError("a sandboxed run needs its filter's descriptor (Sandbox.seccomp_fds())" if self.seccomp.on
                              else "this sandbox has no seccomp filter to hand over")
-        if view.etc not in ("full", "minimal"):
-            raise ValueError(f"View.etc is 'full' or 'minimal', not {view.etc!r}")
+        if view.etc not in ETC_KINDS:
+            raise ValueError(f"View.etc is one of {ETC_KINDS}, not {view.etc!r}")
         for folder in view.writable:
             self.prepare_scratch(folder, user)
         args = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--die-with-parent", "--new-session", *(arg for fd in seccomp_fds for arg in ("--seccomp", str(fd)))]
         binds: list[tuple[Path, Path]] = []   # (real folder, where the sandbox sees it)
-        for folder in map(Path, SYSTEM_FOLDERS):
-            if not folder.exists() or (folder == Path("/etc") and view.etc == "minimal"):
+        for folder in map(Path, view.system):
+            if not folder.exists() or (folder == Path("/etc") and view.etc != "full"):
                 continue
             target = folder.resolve()
+            # A folder inside another (/usr/bin): its parents 0755, not bwrap's 0700 (see _view_mounts).
+            args += [word for parent in reversed(folder.parents[:-1]) for word in ("--dir", str(parent))]
             if folder.is_symlink() and _within(target, Path("/usr")):  # merged /usr: /bin -> usr/bin
                 args += ["--symlink", os.readlink(folder), str(folder)]
             else:
                 args += ["--ro-bind", str(target), str(folder)]
                 binds.append((target, folder))
-        if view.etc == "minimal":
+        if view.etc != "full":
+            files = self.etc.seen(view.etc)
             args += ["--dir", "/etc"]
-            for folder in sorted({parent for _, inside in self.etc.files for parent in inside.parents
+            for folder in sorted({parent for _, inside in files for parent in inside.parents
                                   if Path("/etc") in parent.parents}):
                 args += ["--dir", str(folder)]
-            for source, inside in self.etc.files:
+            for source, inside in files:
                 args += ["--ro-bind", str(source), str(inside)]
         # The run's own /dev (null, zero, tty, ...), /proc (its PID namespace only) and empty /tmp, /run.
         args += ["--dev", "/dev", "--proc", "/proc",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checks import TestCheck, TimingCheck, parse_device_check, parse_test_check, parse_timing_check
+from .compile_view import Seen, compile_view, missing_files, outside_view
 from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
@@ -60,6 +61,8 @@ class CompileRun:
     process: ProcessResult          # the graded compile
     refused: tuple[str, ...] = ()   # library headers the lab file used that its lab refuses (<...> names, libraries.py)
     unlisted: bool = False          # it compiled, but its include list could not be read: the refusal is unchecked
+    outside: tuple[str, ...] = ()   # files it asked for outside the compile's view, as the compiler named them
+                                    # (printable, bounded: compile_view.py); none when refused
 
 
 @dataclass
@@ -163,16 +166,32 @@ class Toolchain:
     def _toolkit(self) -> Path:
         return toolkit_of(self.manifest.nvcc).root   # nvcc's own word: the nvcc on PATH may be a wrapper script
 
+    def _nvcc(self) -> str:
+        """The toolkit's own nvcc, at its real path: the compile's view holds the toolkit, not the links
+        or a wrapper script that lead to it (/usr/local/cuda, /usr/local/bin/nvcc)."""
+        own = self._toolkit() / "bin" / "nvcc"
+        return str(own) if own.is_file() else self.manifest.nvcc
+
     def _compile_view(self, source: Path, scratch: Path, hidden: tuple[Path, ...]) -> View:
-        return View(read_only=(source.resolve(), *map(Path, self.manifest.include_dirs), self._toolkit()),
-                    writable=(scratch,), cwd=scratch, hidden=hidden)
+        return compile_view(self._toolkit(), source, self.manifest.include_dirs, scratch, hidden)
+
+    def _outside(self, output: str, source: Path, view: View) -> tuple[str, ...]:
+        """The files a compile in `view` said it could not read that lie outside that view."""
+        names = missing_files(output)
+        if not names or not self.sandbox.enabled:
+            return ()
+        bases = (source.resolve().parent, *map(Path, self.manifest.include_dirs),
+                 *toolkit_of(self.manifest.nvcc).include_dirs, *((view.cwd,) if view.cwd else ()))
+        return outside_view(names, Seen(view, self.sandbox), bases)
 
     def hidden_libraries(self) -> tuple[Path, ...]:
         """Every folder where a graded compile would find CUB or Thrust (libraries.py), found once per
-        grading by asking the compiler in the sandbox; none when [compile] allow_cccl. libcu++ stays."""
+        grading by asking the compiler in the sandbox; none when [compile] allow_cccl. libcu++ stays.
+        The probe is also the compile view's check: raises RuntimeError when nvcc cannot run there."""
         with self._libraries_lock:
             if self._libraries is None:
-                self._libraries = () if self.allow_cccl else self._probe_libraries()
+                found = self._probe_libraries()
+                self._libraries = () if self.allow_cccl else found
             return self._libraries
 
     def _probe_libraries(self) -> tuple[Path, ...]:
@@ -189,10 +208,13 @@ class Toolchain:
             os.chmod(folder, 0o755)
 
             def probe(hidden: tuple[Path, ...]) -> str:
-                argv = [self.manifest.nvcc, "-M", "-x", "cu", "-std=c++17",
+                argv = [self._nvcc(), "-M", "-x", "cu", "-std=c++17",
                         *[f"-I{d}" for d in self.manifest.include_dirs], str(source)]
                 result = self._sandboxed(argv, self._compile_view(source, scratch, hidden), TRUSTED_TIMEOUT_S)
-                return result.stdout if result.returncode == 0 else ""
+                if result.returncode != 0:   # PROBE compiles wherever nvcc runs: the view lacks what nvcc needs
+                    why = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+                    raise RuntimeError(f"nvcc -M does not run in the compile's view (compile_view.py): {why[:300]}")
+                return result.stdout
 
             return hidden_library_folders(probe, known)
 
@@ -200,10 +222,10 @@ class Toolchain:
 
     def compile(self, student: str, lab: Lab, source: Path, module: Path, timeout: float,
                 refuse: tuple[Library, ...] = ()) -> CompileRun:
-        """nvcc in the sandbox (it sees the harness headers, its source and a scratch folder); the
-        module is then copied out by the grader, so nothing the sandbox can write is ever run later.
-        A lab file whose include set holds a header of `refuse` is refused by that header's name:
-        no module."""
+        """nvcc in the sandbox (the compile's view: compile_view.py); the module is then copied out by
+        the grader, so nothing the sandbox can write is ever run later. A lab file whose include set
+        holds a header of `refuse` is refused by that header's name: no module. A failed compile names
+        the files it asked for outside its view (`outside`)."""
         scratch = module.parent / f".build-{lab.folder}"
         shutil.rmtree(scratch, ignore_errors=True)
         scratch.mkdir(parents=True)
@@ -211,11 +233,12 @@ class Toolchain:
             module.unlink()
         built = scratch / lab.module_file
         dependencies = scratch / "dependencies.d"
-        argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
+        argv = [self._nvcc(), *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
                 "-MD", "-MF", str(dependencies), str(source.resolve()), "-o", str(built)]
         # CUB and Thrust are not there either, wherever this machine keeps them (defense in depth: the
         # refusal by name below is the rule, and names the header even where hiding made the compile fail).
-        result = self._sandboxed(argv, self._compile_view(source, scratch, self.hidden_libraries()), timeout)
+        view = self._compile_view(source, scratch, self.hidden_libraries())
+        result = self._sandboxed(argv, view, timeout)
         run = CompileRun(result)
         compiled = result.returncode == 0 and not result.timed_out
         if refuse and not (result.timed_out or result.output_limit):
@@ -224,6 +247,8 @@ class Toolchain:
                 run.unlisted = True
             elif not compiled or refused_headers(parse_dependencies(listed), refuse):
                 run.refused = self._used_libraries(source, scratch, refuse, timeout, listed)
+        if not compiled and not run.refused:   # a hidden library's header is the refusal's to name
+            run.outside = self._outside(result.stdout + "\n" + result.stderr, source, view)
         if compiled and not run.refused and not run.unlisted:
             try:
                 descriptor = os.open(built, os.O_RDONLY | os.O_NOFOLLOW)
@@ -241,7 +266,7 @@ class Toolchain:
         """The refused headers the lab file used, named from gcc's include tree of every pass (-H), in
         a view that hides no library: a compile that failed because CUB was hidden still names it.
         Asked only when the compile failed or its include list held a refused header."""
-        argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
+        argv = [self._nvcc(), *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
                 "-M", "-Xcompiler=-H", str(source.resolve())]
         result = self._sandboxed(argv, self._compile_view(source, scratch, ()), timeout)
         used = used_headers(parse_include_tree(result.stderr), refuse)

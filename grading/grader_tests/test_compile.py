@@ -1,6 +1,7 @@
 """Real graded compiles through the Toolchain (nvcc; in the bubblewrap sandbox where this machine has
-it): toolkit headers compile, library reductions are refused by the header's name whichever pass
-includes them and however the path is spelled, and diagnostics in toolkit headers are shown."""
+it): honest labs and toolkit headers compile in the compile's view, a file outside that view
+(`#include`, `.incbin`) is named as such, library reductions are refused by the header's name whichever
+pass includes them and however the path is spelled, and diagnostics in toolkit headers are shown."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from grader.toolkit import toolkit_of
 # Two device passes, as a graded compile has (the build's manifest lists the same kind of line).
 FLAGS = ["-std=c++17", "-O3", "-shared", "-Xcompiler=-fPIC,-fvisibility=hidden", "--cudart=shared",
          "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90"]
+LAB01 = Lab("01_host_sum", "host_sum.cpp", "lab01_host_sum")
 LAB09 = Lab("09_shuffle", "shuffle.cu", "lab09_shuffle")
 LAB11 = Lab("11_single_pass", "single_pass.cu", "lab11_single_pass")
 KERNEL = "__global__ void kernel(int* out) { *out = 1; }\n"
@@ -97,6 +99,48 @@ class TestSandboxedCompiles(CompileCase):
         self.assertEqual(run.process.returncode, 0, shown)
         self.assertEqual(run.refused, ())
         self.assertTrue(built, "an honest module must be copied out")
+
+    def test_honest_labs_compile_in_the_compile_view(self):
+        for lab, path in ((LAB01, "solutions/01_host_sum/host_sum.cpp"), (LAB11, "solutions/11_single_pass/single_pass.cu")):
+            run, built, shown = self.compile((REPO / path).read_text(encoding="utf-8"), lab, refuse=(CUB, THRUST))
+            self.assertEqual((run.process.returncode, run.refused, run.outside), (0, (), ()), shown)
+            self.assertTrue(built, path)
+
+    def test_an_include_outside_the_view_is_named(self):
+        solution = str(REPO / "solutions" / "01_host_sum" / "host_sum.cpp")
+        for name in ("/etc/hostname", "/etc/passwd", "/root/.bashrc", solution):
+            run, built, shown = self.compile(f'#include "{name}"\n' + KERNEL)
+            self.assertFalse(built)
+            self.assertEqual(run.outside, (name,), shown)
+            self.assertIn(f"{name}: No such file or directory", shown, "the compiler's own line, in the student's file")
+        run, _, shown = self.compile("#include <../../solutions/01_host_sum/host_sum.cpp>\n" + KERNEL)
+        self.assertEqual(run.outside, ("../../solutions/01_host_sum/host_sum.cpp",), shown)
+
+    def test_an_incbin_outside_the_view_is_named(self):
+        solution = str(REPO / "solutions" / "01_host_sum" / "host_sum.cpp")
+        for lab, tail in ((LAB01, ""), (LAB09, KERNEL)):
+            run, built, shown = self.compile(f'asm(".section .rodata\\n.incbin \\"/etc/passwd\\"\\n'
+                                             f'.incbin \\"{solution}\\"\\n.text");\n' + tail, lab)
+            self.assertFalse(built)
+            self.assertEqual(run.outside, ("/etc/passwd", solution), run.process.stderr)
+            self.assertNotIn("Assembler messages", shown, "located in the assembler's temporary file: not quoted")
+        run, built, _ = self.compile('asm(".include \\"/etc/hostname\\"");\n', LAB01)
+        self.assertEqual((built, run.outside), (False, ("/etc/hostname",)))
+
+    def test_an_incbin_of_the_view_s_own_files_compiles(self):
+        # What .incbin can still read is public: a toolkit header, a system header, the loader's cache.
+        header = toolkit_of(self.nvcc).include_dirs[0] / "cuda_fp16.h"
+        run, built, shown = self.compile(f'asm(".section .rodata\\n.incbin \\"{header}\\"\\n'
+                                         '.incbin \\"/usr/include/stdio.h\\"\\n.incbin \\"/etc/ld.so.cache\\"\\n'
+                                         '.text");\n', LAB01)
+        self.assertEqual((run.process.returncode, run.outside), (0, ()), shown)
+        self.assertTrue(built)
+
+    def test_a_missing_header_is_a_plain_compile_error(self):
+        run, built, shown = self.compile('#include "helpers.h"\n#include <cuda/std/atomics>\n' + KERNEL)
+        self.assertFalse(built)
+        self.assertEqual(run.outside, ())
+        self.assertIn("helpers.h: No such file or directory", shown)
 
     def test_cub_is_refused_by_name(self):
         run, built, shown = self.compile("#include <cub/device/device_reduce.cuh>\n" + KERNEL)

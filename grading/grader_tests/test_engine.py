@@ -13,11 +13,14 @@ from pathlib import Path
 
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
 from grader import benchmark, cli
+from grader.compile_view import DOC, RULE
 from grader.engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from grader.policy import Policy
 from grader.records import StudentRecord
 from grader.reports import summary_table
 from grader.student_paths import student_file_name
+from grader.toolchain import CompileRun
+from grader.verdicts import ProcessResult
 
 CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed
 SUBMISSIONS = write_example_class(Path(CLASS_DIR.name) / "example")
@@ -405,6 +408,29 @@ class TestLibraryReductions(GradingCase):
         self.assertEqual(labs["11_single_pass"]["verdict"], "PASSED", "the bonus labs may use cg::reduce")
         self.assertEqual(labs["11_single_pass"]["compile"]["refused"], [])
         self.assertEqual(labs["06_first_add"]["verdict"], "PASSED")
+
+
+class TestCompileView(GradingCase):
+    def test_a_file_outside_the_compile_view_is_named_with_the_rule_and_flagged(self):
+        # What the real toolchain hands back for `asm(".incbin \"/etc/passwd\"")` (test_compile.py compiles it
+        # for real): the assembler's error, located in its temporary file, and the name it did not find.
+        class Reaching(FakeToolchain):
+            def compile(self, student, lab, source, module, timeout, refuse=()):
+                if lab.folder != "01_host_sum":
+                    return super().compile(student, lab, source, module, timeout, refuse)
+                said = "/tmp/ccX.s: Assembler messages:\n/tmp/ccX.s:5: Error: file not found: /etc/passwd\n"
+                return CompileRun(ProcessResult(1, "", said, False, 0.5, ["nvcc"], timeout), outside=("/etc/passwd",))
+
+        self.grade(Reaching(self.expected), who={"alice"})
+        record = self.record("alice")
+        lab = record["labs"]["01_host_sum"]
+        self.assertEqual(lab["verdict"], "COMPILE_ERROR")
+        self.assertEqual(lab["detail"], f"does not compile: {RULE}: \"/etc/passwd\" is outside it ({DOC})")
+        self.assertIn(lab["detail"].removeprefix("does not compile: "), lab["compile"]["output"])
+        self.assertNotIn("ccX.s", lab["compile"]["output"], "the assembler's temporary file is not quoted")
+        self.assertIn({"kind": "outside_view", "lab": "01_host_sum", "detail": lab["detail"].split(": ", 1)[1]},
+                      record["flags"])
+        self.assertEqual(record["labs"]["02_atomic"]["verdict"], "PASSED", "the other labs are graded as before")
 
 
 class TestSomeLabs(GradingCase):

@@ -60,6 +60,19 @@ class TestMinimalEtc(unittest.TestCase):
         etc = MinimalEtc.build(folder, [65000])
         self.assertIn((folder / "passwd", Path("/etc/passwd")), etc.files)
 
+    def test_a_compile_gets_the_loader_s_files_and_no_user_database(self):
+        self.write("ld.so.cache", "cache")
+        self.write("ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
+        self.write("ld.so.conf.d/libc.conf", "/usr/local/lib\n")
+        folder = self.tmp / "generated"
+        folder.mkdir()
+        etc = MinimalEtc.build(folder, [65000], self.etc)
+        run = {inside for _, inside in etc.seen("minimal")}
+        compile_ = {inside for _, inside in etc.seen("loader")}
+        self.assertEqual(run - compile_, {Path("/etc/passwd"), Path("/etc/group"), Path("/etc/nsswitch.conf")})
+        self.assertEqual(compile_, {Path("/etc/ld.so.cache"), Path("/etc/ld.so.conf"), Path("/etc/ld.so.conf.d/libc.conf"),
+                                    Path("/etc/alternatives")})
+
     def test_the_alternatives_links_come_along(self):
         # /usr/local/cuda -> /etc/alternatives/cuda -> /usr/local/cuda-13.0 on a toolkit from packages:
         # without the folder, compute-sanitizer run by that path did not start (exit 127).

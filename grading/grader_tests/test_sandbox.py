@@ -388,15 +388,35 @@ class TestSandboxedRuns(SandboxCase):
         shown = lines[6:]
         self.assertTrue(shown and not machine & set(shown), shown)
         self.assertIn(f"sandbox:x:{self.user.uid}:{self.user.gid}:", "\n".join(shown))
-        if Path("/etc/hostname").is_file():   # the control: the full /etc (a compile's) has it
+        if Path("/etc/hostname").is_file():   # the control: the machine's /etc has it
             self.assertNotIn("no-hostname", self.sh("cat /etc/hostname 2>/dev/null || echo no-hostname").stdout)
+
+    def test_a_compile_sees_the_toolkit_the_compiler_and_its_own_files_alone(self):
+        toolchain = _real_toolchain(self)
+        source, scratch = self.tmp / "lab.cu", self.folder("scratch")
+        source.write_text("\n")
+        toolkit = toolchain._toolkit()
+        view = toolchain._compile_view(source, scratch, ())
+        script = ("for d in / /usr /usr/local /etc; do ls -A $d 2>/dev/null | tr '\\n' ' '; echo; done; "
+                  "for f in /etc/passwd /etc/group /etc/hostname /etc/hosts /opt /sys /usr/share /home /root /var /srv "
+                  "/usr/local/bin /usr/local/include /usr/sbin; do [ -e $f ] && echo $f; done; echo end; "
+                  f"{toolchain._nvcc()} --version >/dev/null && echo nvcc-runs")
+        lines = self.sh(script, view).stdout.splitlines()
+        top, usr, local, etc = (set(line.split()) for line in lines[:4])
+        own = {path.parts[1] for path in (source, scratch, toolkit)}
+        self.assertLessEqual(top, {"bin", "lib", "lib64", "usr", "etc", "dev", "proc", "tmp", "run"} | own, lines)
+        under_usr = {toolkit.parts[2]} if toolkit.is_relative_to("/usr") else set()
+        self.assertLessEqual(usr, {"bin", "lib", "lib64", "libexec", "include"} | under_usr, lines)
+        self.assertLessEqual(local, {toolkit.parts[3]} if toolkit.is_relative_to("/usr/local") else set(), lines)
+        self.assertLessEqual(etc, {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives"}, lines)
+        self.assertEqual(lines[4:], ["end", "nvcc-runs"], "none of the machine's files, and the toolkit's nvcc runs")
 
     def test_a_run_of_student_code_sees_no_header_to_compile_a_library_with(self):
         toolchain = _real_toolchain(self)
         source = self.tmp / "library.cu"
         source.write_text("#include <cub/version.cuh>\n#include <stdio.h>\nint main() { return CUB_VERSION > 0; }\n")
-        argv = [toolchain.manifest.nvcc, "-E", "-x", "cu", str(source), "-o", "/dev/null"]
-        control = self.run_in(argv, View(read_only=(source, toolchain._toolkit())), timeout=120)
+        argv = [toolchain._nvcc(), "-E", "-x", "cu", str(source), "-o", "/dev/null"]
+        control = self.run_in(argv, toolchain._compile_view(source, self.folder("scratch"), ()), timeout=120)
         self.assertEqual(control.returncode, 0, "the control (a compile's view) should preprocess it: "
                          + control.stderr[-500:])
         run = self.run_in(argv, toolchain._run_view((source,), gpu=False), timeout=120)

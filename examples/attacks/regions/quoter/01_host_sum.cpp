@@ -2,7 +2,8 @@
 // the compiler's diagnostics quote its lines: /etc/passwd, the compiler's own environment, the
 // reference solution (with `sum` and `values` made into stray characters, so every line of its
 // student region that uses them is an error the compiler prints), a classmate's spliced file and
-// the reference module. It never compiles: the last line is an #error.
+// the reference module; then /etc/hostname, unguarded, which no compile of the grader sees (the
+// compile's view: a COMPILE_ERROR that names it). It never compiles: the last line is an #error.
 #if __has_include("/etc/passwd")
 #include "/etc/passwd"
 #endif
@@ -24,4 +25,5 @@
 #if __has_include("/work/main/build/solutions/solutions/lab01_host_sum.so")
 #include "/work/main/build/solutions/solutions/lab01_host_sum.so"
 #endif
+#include "/etc/hostname"
 #error "quoter: nothing to compile here"
