@@ -162,5 +162,50 @@ class TheRealRunnerUnderAStandInTool(ChannelCase):
         self.assertEqual(finding.status, UNREADABLE)
 
 
+class TheRealToolOnAGpu(ChannelCase):
+    """On a machine with a GPU and compute-sanitizer: the real tool writes its whole report on the
+    channel (--log-file /proc/self/fd/N in the sandbox), in the shape read_log wants, and the real
+    runner under it still works with its copies closed: the racy lab 07 fixture has racecheck
+    hazards there, the reference is clean under every tool. Skipped elsewhere, saying why."""
+
+    def setUp(self):
+        super().setUp()
+        paths = {name: Path(os.environ.get(name, "/nonexistent")).resolve() for name in
+                 ("REDUCTION_OBSERVER", "REDUCTION_CHECKER", "REDUCTION_LAB07_REFERENCE", "REDUCTION_LAB07_RACY")}
+        missing = [name for name, path in paths.items() if not path.is_file()]
+        if missing:
+            self.skipTest(f"{', '.join(missing)} name no built program (run through ctest -R grader.unit)")
+        self.tools = Toolchain(Manifest(REPO, paths["REDUCTION_OBSERVER"].parents[2], None,
+                                        shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc", [], []), self.sandbox)
+        if not self.tools.gpu_available():
+            self.skipTest("no CUDA GPU here")
+        if not self.tools.sanitizer_available():
+            self.skipTest("no compute-sanitizer here")
+        self.paths = paths
+        made = subprocess.run([str(paths["REDUCTION_CHECKER"]), "plan", "--lab=07_last_warp", "--where=device",
+                               "--seed=7", f"--reference={paths['REDUCTION_LAB07_REFERENCE']}",
+                               "--cases=int mixed_sign 2049;float uniform_positive 1025"],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        self.plan = self.file("07.plan", made.stdout)
+
+    def sanitize(self, tool: str, module: str):
+        lab = Lab("07_last_warp", "last_warp.cu", "lab07_last_warp")
+        result = self.tools.run_sanitizer("", lab, tool, self.paths[module], self.plan, 300, 120)
+        return result, sanitizer_finding(tool, result)
+
+    def test_the_reference_is_clean_under_every_tool_on_the_channel(self):
+        for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
+            result, finding = self.sanitize(tool, "REDUCTION_LAB07_REFERENCE")
+            self.assertEqual(finding.status, CLEAN, f"{tool}: {finding.note}\n{result.log}\n{result.stderr[-2000:]}")
+            self.assertTrue(result.log.startswith(BANNER + "\n"), result.log)
+            self.assertNotIn("SUMMARY", result.stdout + result.stderr, "the tool's lines belong on its log")
+
+    def test_racecheck_reports_the_racy_last_warp_on_the_channel(self):
+        result, finding = self.sanitize("racecheck", "REDUCTION_LAB07_RACY")
+        self.assertEqual(finding.status, HAZARDS, f"{finding.note}\n{result.log}\n{result.stderr[-2000:]}")
+        self.assertGreater(finding.count, 0)
+
+
 if __name__ == "__main__":
     unittest.main()
