@@ -37,8 +37,8 @@ from pathlib import Path
 
 from . import benchmark, class_outputs, reports, scoring, signing
 from .claims import Claim
-from .flags import add_flag
 from .diagnostics import first_error, public_folders, student_diagnostics
+from .flags import add_flag
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
 from .libraries import refusal_detail
 from .manifest import Lab, Manifest
@@ -58,7 +58,7 @@ from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, te
 GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
 PUBLIC_SEED = 20261121  # the student's self-check (and the test suite): fixed, so a failure replays the same
-SELF_TEST = ""          # the "student" of the sanitizer's self-test runs (a reference module; no student has no name)
+SELF_TEST = ""          # the "student" of the sanitizer's self-test runs (a reference module: no folder has this name)
 
 
 @dataclass
@@ -240,9 +240,11 @@ class Grader:
         if module is None or not module.is_file():
             return ""
         config = self.policy.section("sanitizer")
-        problem = self_test(lambda tool: self.tools.run_sanitizer(SELF_TEST, lab, tool, module, self.sanitizer_plans[lab.folder],
-                                                                  float(config["timeout_s"]), float(config["call_timeout_s"])),
-                            config["tools"], f"the reference of {lab.folder}")
+
+        def run(tool: str):
+            return self.tools.run_sanitizer(SELF_TEST, lab, tool, module, self.sanitizer_plans[lab.folder],
+                                            float(config["timeout_s"]), float(config["call_timeout_s"]))
+        problem = self_test(run, config["tools"], f"the reference of {lab.folder}")
         if not problem:
             self.say(f"sanitizer: {', '.join(config['tools'])} report on a log of their own (self-test on the reference "
                      f"of {lab.folder}: clean)")
