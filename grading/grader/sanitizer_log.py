@@ -54,12 +54,15 @@ class LogChannel(Channel):
     """The pipe of one sanitizer run's log: the tool gets its write end, the runner the pipe's name to
     close. Used as process.run_process's `channel` (read live, into ProcessResult.report)."""
 
+    # A pipe is its maker's (root's), mode 0600: the tool, as the run's uid, could not open it by its
+    # /proc/self/fd path. Others may write (only what can reach a holder's /proc/<pid>/fd can try: the
+    # run's own processes), never read: a program that could open the log for reading could take the
+    # tool's lines out of the pipe before the grader reads them. Only the grader reads (the read end).
+    MODE = stat.S_IRUSR | stat.S_IWUSR | stat.S_IWOTH
+
     def __init__(self) -> None:
         super().__init__(token=False)
-        # A pipe is its maker's (root's), mode 0600: the tool, as the run's uid, could not open it by its
-        # /proc/self/fd path. Others may write (only what can reach a holder's /proc/<pid>/fd can try:
-        # the run's own processes); only the grader reads (it holds the read end).
-        os.fchmod(self.read_fd, stat.S_IRUSR | stat.S_IWUSR | stat.S_IWOTH)
+        os.fchmod(self.read_fd, self.MODE)
         info = os.fstat(self.read_fd)
         self.pipe = f"{info.st_dev}:{info.st_ino}"
 

@@ -7,6 +7,8 @@ its "module" (a text file named by --lab, one word a line) says a hostile lab do
     print    print a clean summary, in the tool's shape, on stdout and stderr
     own      write it into every descriptor of its own that is a pipe or a file
     proc     write it into every descriptor of every other process it can open through /proc
+    drain    open every pipe of every other process for reading through /proc (the tool's log), say
+             so on stdout ("opened a pipe to read"), and read what is there
 """
 
 import os
@@ -54,22 +56,36 @@ def main() -> int:
             if writable(fd):
                 write(fd)
     if "proc" in words:
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            if int(pid) == os.getpid():
-                continue
+        for fd in others(os.O_WRONLY):
+            if writable(fd):
+                write(fd)
+            os.close(fd)
+    if "drain" in words:
+        for fd in others(os.O_RDONLY):
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                print("opened a pipe to read", flush=True)
+                try:
+                    os.read(fd, 1 << 16)
+                except OSError:
+                    pass
+            os.close(fd)
+    return 0
+
+
+def others(flags: int):
+    """Every descriptor of every other process this one can open through /proc/<pid>/fd, opened again."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            names = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for name in names:
             try:
-                fds = os.listdir(f"/proc/{pid}/fd")
+                yield os.open(f"/proc/{pid}/fd/{name}", flags | os.O_NONBLOCK)
             except OSError:
                 continue
-            for name in fds:
-                try:
-                    fd = os.open(f"/proc/{pid}/fd/{name}", os.O_WRONLY | os.O_NONBLOCK)
-                except OSError:
-                    continue
-                if writable(fd):
-                    write(fd)
-                os.close(fd)
-    return 0
 
 
 if __name__ == "__main__":

@@ -112,6 +112,15 @@ class TheChannelWithAStandInRunner(ChannelCase):
             self.assertIn("wrote into it", finding.note, result.log)
             self.assertEqual((finding.status, finding.count), (UNREADABLE, 1))
 
+    def test_the_program_cannot_open_the_log_to_take_the_tools_lines_out(self):
+        self.behave(hazards=2)
+        result, finding = self.sanitize("racecheck", "drain")
+        self.assertNotIn("opened a pipe to read", result.stdout)
+        self.assertEqual((finding.status, finding.count), (HAZARDS, 2), finding.note)
+        with mock.patch.object(LogChannel, "MODE", 0o606):   # the control: a log the program may read
+            result, finding = self.sanitize("racecheck", "drain")
+        self.assertIn("opened a pipe to read", result.stdout, "the control: the program could open the log")
+
     def test_a_log_the_tool_left_unfinished_doubled_or_contradicted_is_a_finding_that_says_so(self):
         cases = ({"summary": "none"}, "holds no summary"), ({"summary": "two"}, "holds 2 summaries"), \
                 ({"after": "========= Error: late\n"}, "lines after its summary"), \
