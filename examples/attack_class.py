@@ -30,12 +30,19 @@ ANY = "any"     # anything from 0 to all of them
 
 
 @dataclass(frozen=True)
+class Without:
+    """Anything from 0 to all of the lab's points but these sanitizer tools' shares ([sanitizer.penalty]):
+    what a lab whose hazards these tools must report may keep."""
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Outcome:
     """One acceptable result for a lab: a verdict and its correctness and performance points
     (FULL, ANY or a number), and words its detail must hold when the reason is to be named."""
     verdict: str
-    correctness: str | float = 0
-    performance: str | float = 0
+    correctness: str | float | Without = 0
+    performance: str | float | Without = 0
     names: str = ""   # "" for any detail
 
 
@@ -111,6 +118,8 @@ ATTACK_ITEMS = {
         "report",
     25: "any UTF-8 folder name: accents and spaces, CJK, an e-mail address, one too long for its %XX file name; "
         "and names no output can hold as they are (a control character, a bidirectional override)",
+    26: "forges compute-sanitizer's report: prints a clean summary, writes one into every descriptor it has "
+        "and into the tool's log through /proc",
 }
 
 HOST = "01_host_sum"
@@ -357,11 +366,19 @@ ATTACKERS: dict[str, Attacker] = {
                                          "beside it, keeps every point")}),
 
     # ---- 19: the other GPUs ----
+    # Its sums must be right and its time its own: it reached no other GPU. Its correctness may lose
+    # sanitizer shares: under compute-sanitizer, with CUDA_VISIBLE_DEVICES cleared, its probe of the
+    # host's other GPUs (listed by the driver, their nodes not in its sandbox) can make CUDA calls
+    # fail in its own process, which memcheck reports (an H200 pair, 2026-11-26: 5+10). That is its
+    # own doing, as a lab that breaks the tool it runs under: the finding stands (the record says
+    # which tool and why; an unreadable result beside a classmate is run again alone first).
     "gpu_peek": Attacker("gpu", (19,), "clears CUDA_VISIBLE_DEVICES before CUDA starts, counts the devices, "
                                        "/dev/nvidia<N> nodes and /proc/driver/nvidia/gpus entries it can see, prints "
                                        "them, and takes memory and a spinning kernel on every other GPU; its sums are "
                                        "spoiled if it saw any GPU but its own",
-                         labs={"02_atomic": HandIn(passed(), "its sandbox holds its own GPU only",
+                         labs={"02_atomic": HandIn((Outcome("PASSED", ANY, FULL),),
+                                                   "its sandbox holds its own GPU only: right sums, its own time; "
+                                                   "sanitizer findings of its own probing may cost correctness",
                                                    region="reference+own")}),
 
     # ---- 20: the report channel ----
@@ -381,6 +398,17 @@ ATTACKERS: dict[str, Attacker] = {
                                                            "calls the worker reports (the run's timings are unusable) "
                                                            "and no destructor runs after the report's end",
                                                            region="reference+own")}),
+
+    # ---- 24: compute-sanitizer's report ----
+    "sanitizer_forger": Attacker("gpu", (26, 16), "racy lab 07 (the classic volatile-only last warp, no "
+                                                  "__syncwarp()) that prints a clean compute-sanitizer summary on "
+                                                  "stdout and stderr on every call, from a destructor and at exit, "
+                                                  "and under the tool writes it into every descriptor it has and "
+                                                  "into every other process's through /proc",
+                                 labs={"07_last_warp": HandIn((Outcome("PASSED", Without(("racecheck",)), ANY),),
+                                                              "right sums, but racecheck's hazards stand: the tool "
+                                                              "reports on a log of its own, and what reaches it "
+                                                              "through /proc only makes more findings")}),
 
     # ---- 21: names ----
     "twin_plus": Attacker("cpu", (21,), "a student folder named twin+a", folder="twin+a",

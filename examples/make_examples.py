@@ -224,6 +224,8 @@ class Points:
         full = self.full(folder, kind)
         if amount == attack_class.ANY:
             return _range(0, full)
+        if isinstance(amount, attack_class.Without):
+            return _range(0, full * max(0.0, 1.0 - sum(self.penalty[tool] for tool in amount.tools)))
         return _range(full if amount == attack_class.FULL else float(amount))
 
 

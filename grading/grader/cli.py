@@ -22,6 +22,7 @@ from .reports import summary_table
 from .student_names import shown
 from .process import kill_all
 from .sandbox import Limits, Sandbox
+from .sanitizer_findings import FINDINGS
 from .toolchain import Toolchain
 from .toolkit import toolkit_of
 from .verdicts import NOT_RUN, PASSED
@@ -120,7 +121,7 @@ def print_self_details(record: StudentRecord) -> None:
         if entry.compile.output and not entry.compile.ok:
             print("  compiler output:\n    " + entry.compile.output[-3000:].replace("\n", "\n    "))
         for finding in entry.sanitizer.findings:
-            if finding["status"] in ("hazards", "incomplete"):
+            if finding["status"] in FINDINGS:
                 print(f"  {finding['tool']}: {finding['count']} finding(s) {finding['note']}".rstrip())
                 for line in finding["report"][:6]:
                     print("    " + line)
@@ -301,7 +302,8 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         print(f"\n{NO_GPU_MESSAGE}: GPU labs that compiled are NOT_RUN (blank in the gradebook, not 0) and "
               "totals are left blank; lab 01, compile errors and missing labs are graded.")
     if result.sanitizer_missing:
-        print("\nsanitizer not available (compute-sanitizer is not on PATH): no sanitizer checks, no penalty.")
+        why = result.sanitizer_note or "compute-sanitizer is not on PATH"
+        print(f"\nsanitizer not available ({why}): no sanitizer checks, no penalty.")
     if result.skipped:
         print(f"\n{len(result.skipped)} student(s) already graded were skipped (--force to regrade).")
     print(f"\ninputs: seed {result.seed} (replay a failure with --seed {result.seed}); student code: {result.sandbox}")

@@ -53,11 +53,13 @@ from .student_paths import record_path, work_folder
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
 from .process import Stopping, stopping
 from .toolchain import CompileRun, sha256_of
-from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, sanitizer_finding, test_verdict
+from .sanitizer_findings import CLEAN, HAZARDS, sanitizer_finding, self_test
+from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, test_verdict
 
 GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
 PUBLIC_SEED = 20261121  # the student's self-check (and the test suite): fixed, so a failure replays the same
+SELF_TEST = ""          # the "student" of the sanitizer's self-test runs (a reference module: no folder has this name)
 
 
 @dataclass
@@ -84,6 +86,7 @@ class ClassResult:
     elsewhere: list[str] = field(default_factory=list)   # being graded by another grader of this OUT
     no_gpu: bool = False
     sanitizer_missing: bool = False
+    sanitizer_note: str = ""   # why the sanitizer checks were skipped, when it is not "not on PATH"
     seed: int = 0
     sandbox: str = ""
 
@@ -106,6 +109,7 @@ class Grader:
         self.skeleton_dirs = skeleton_dirs or [manifest.source_dir / "labs"]
         self.gpu = False
         self.sanitizer_ok = False
+        self.sanitizer_why = ""   # why the sanitizer is not used, when it was found (its self-test failed)
         self.seed = PUBLIC_SEED
         self.key = b""
         self.run = ""
@@ -147,6 +151,11 @@ class Grader:
         if result.sanitizer_missing:
             self.say("note: compute-sanitizer not available: sanitizer checks skipped (no penalty)")
         self._prepare_plans()
+        if self.sanitizer_ok and (problem := self._sanitizer_self_test()):
+            self.sanitizer_ok, self.sanitizer_why = False, f"compute-sanitizer failed its self-test ({problem})"
+            result.sanitizer_missing, result.sanitizer_note = True, self.sanitizer_why
+            self.say(f"WARNING: {self.sanitizer_why}: sanitizer checks skipped for this grading (no penalty). A "
+                     "grader problem: see docs/grading-security.md, \"compute-sanitizer's own log\".")
         self._gpu_slots = threading.Semaphore(max(1, int(self.policy.section("tests")["concurrency"])))
         self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
                                             self.policy.section("benchmark"), self.seed, self._run_folder() / "timing",
@@ -222,6 +231,25 @@ class Grader:
                 if not small.is_file():
                     self.tools.make_plan(lab, self.seed, small, cases=list(self.policy.section("sanitizer")["cases"]))
                 self.sanitizer_plans[lab.folder] = small
+
+    def _sanitizer_self_test(self) -> str:
+        """Every tool on the reference module of the first GPU lab, through the students' channel and
+        sandbox: "" when each log reads clean (or there is nothing to test it on), else what went wrong.
+        A tool that cannot report on its channel would make every student's run a finding."""
+        lab = next((lab for lab in self.options.labs if lab.folder in self.sanitizer_plans), None)
+        module = self.manifest.reference_module(lab) if lab else None
+        if module is None or not module.is_file():
+            return ""
+        config = self.policy.section("sanitizer")
+
+        def run(tool: str):
+            return self.tools.run_sanitizer(SELF_TEST, lab, tool, module, self.sanitizer_plans[lab.folder],
+                                            float(config["timeout_s"]), float(config["call_timeout_s"]))
+        problem = self_test(run, config["tools"], f"the reference of {lab.folder}")
+        if not problem:
+            self.say(f"sanitizer: {', '.join(config['tools'])} report on a log of their own (self-test on the reference "
+                     f"of {lab.folder}: clean)")
+        return problem
 
     def _load(self, path: Path) -> StudentRecord | None:
         """A record this grader wrote (signed with this output folder's key), or None."""
@@ -528,7 +556,8 @@ class Grader:
             elif not self.options.sanitizer:
                 entry.sanitizer = SanitizerResult("skipped (--no-sanitizer)")
             elif not self.sanitizer_ok:
-                entry.sanitizer = SanitizerResult("sanitizer not available")
+                entry.sanitizer = SanitizerResult("sanitizer not available"
+                                                  + (f": {self.sanitizer_why}" if self.sanitizer_why else ""))
             else:
                 entry.sanitizer = SanitizerResult("run")
         if not self.sanitizer_ok or not passed:
@@ -546,11 +575,11 @@ class Grader:
 
             def outcome(result) -> str:
                 finding = sanitizer_finding(tool, result)
-                return "clean" if finding.status == "clean" else f"{finding.count} finding(s)"
+                return CLEAN if finding.status == CLEAN else f"{finding.count} finding(s)"
 
             with self._sharing(lab), self.neighbours.run(record.student, True) as met:
                 result = sanitize()
-            if outcome(result) != "clean" and self._intact(entry):
+            if outcome(result) != CLEAN and self._intact(entry):
                 failure = resource_failure(SANITIZER, result)
                 result = self._again_alone(prefix, record.student, entry, f"{tool} run", failure, met, True, sanitize,
                                            outcome) or result
@@ -560,10 +589,13 @@ class Grader:
             for entry, tool, result in pool.map(run, jobs):
                 finding = sanitizer_finding(tool, result)
                 entry.sanitizer.findings.append(finding.to_json())
-                if finding.status in ("hazards", "incomplete"):
+                if finding.counts:
                     entry.sanitizer.hazards[tool] = finding.count
+                    hazard = finding.status == HAZARDS
+                    add_flag(record.flags, "sanitizer_hazard" if hazard else "sanitizer_unreadable", entry.folder,
+                             f"{tool}: " + (f"{finding.count} hazard(s)" if hazard else finding.note))
                     self.say(f"{prefix}  lab {entry.folder}  {tool}: {finding.count} finding(s)"
-                             + (f": {finding.report[0][:90]}" if finding.report else f" ({finding.note[:90]})"))
+                             + (f": {finding.report[0][:90]}" if hazard and finding.report else f" ({finding.note[:90]})"))
 
     def _benchmark(self, prefix: str, record: StudentRecord, work: Path) -> None:
         info = record.benchmark

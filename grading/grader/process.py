@@ -39,13 +39,17 @@ DRAIN_S = 2.0            # after the run ends, how long a report channel may sta
 class Channel:
     """The report channel of one run: `argv()` names the two pipe ends the run inherits."""
 
-    def __init__(self) -> None:
-        self.token = secrets.token_hex(16)
+    def __init__(self, token: bool = True) -> None:
+        """`token`: False for a channel without one (compute-sanitizer's log: sanitizer_log.py)."""
+        self.token = secrets.token_hex(16) if token else ""
         self.read_fd, self.write_fd = os.pipe()
-        self.token_fd, token_writer = os.pipe()
-        os.write(token_writer, (self.token + "\n").encode())   # 33 bytes: always fits the pipe's buffer
-        os.close(token_writer)
-        self._child_ends = [self.write_fd, self.token_fd]
+        self._child_ends = [self.write_fd]
+        self.token_fd = -1
+        if token:
+            self.token_fd, token_writer = os.pipe()
+            os.write(token_writer, (self.token + "\n").encode())   # 33 bytes: always fits the pipe's buffer
+            os.close(token_writer)
+            self._child_ends.append(self.token_fd)
 
     def argv(self) -> list[str]:
         return [f"{REPORT_FD_FLAG}={self.write_fd}", f"{TOKEN_FD_FLAG}={self.token_fd}"]

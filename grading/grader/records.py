@@ -34,7 +34,7 @@ class TestRun:
 @dataclass
 class SanitizerResult:
     status: str = ""                                     # "run", "skipped (...)", "not applicable ..."
-    findings: list[dict] = field(default_factory=list)   # one per tool (verdicts.SanitizerFinding)
+    findings: list[dict] = field(default_factory=list)   # one per tool (sanitizer_findings.SanitizerFinding)
     hazards: dict[str, int] = field(default_factory=dict)
 
 

@@ -28,6 +28,7 @@ from .manifest import Lab
 from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS, csv_cell
 from .records import LabRecord, StudentRecord
 from .student_names import padded, shown, width
+from .sanitizer_findings import FINDINGS
 from .student_paths import gradescope_folder, record_path
 from .verdicts import COMPILE_ERROR, LEGEND, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
@@ -203,7 +204,7 @@ def _lab_message(entry: LabRecord) -> str:
     if entry.compile.output and entry.verdict == COMPILE_ERROR:
         lines.append("compiler output:\n" + entry.compile.output)
     for finding in entry.sanitizer.findings:
-        if finding["status"] in ("hazards", "incomplete"):
+        if finding["status"] in FINDINGS:
             lines.append(f"{finding['tool']}: {finding['count']} finding(s) {finding['note']}".rstrip()
                          + ("\n  " + "\n  ".join(finding["report"]) if finding["report"] else ""))
     lines += entry.notes

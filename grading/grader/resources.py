@@ -14,10 +14,12 @@ nothing, because the retry's outcome stands and a lab passes only when the retry
 itself. Nothing can make another student's run look like one: each judgment reads one run's own
 result. A test run's printed output (the runner's stdout and stderr) is read only when nothing at
 all arrived on its report channel (process.py: the grader's own reading), and then only a first line in the shape of the sandbox launcher's
-error (bubblewrap or setpriv could not start it); sanitizer runs share compute-sanitizer's stream
-with the program, which can print anything there (its own retry, as above). A sanitizer run that
-ended with the runner's runtime-error status and no summary counts too: racecheck and synccheck
-name no failed CUDA call, and the lab passed its tests before it was sanitized.
+error (bubblewrap or setpriv could not start it). A sanitizer run is read on compute-sanitizer's own
+log (sanitizer_log.py), never on what the program printed; the program can still add lines to that
+log through /proc (its own retry, as above). A sanitizer run whose result is unreadable (no
+summary, a summary its exit status contradicts, a status neither 0 nor 99, a log not in the tool's
+shape) counts too: racecheck and synccheck name no failed CUDA call, a tool short of memory fails
+in words of its own, and the lab passed its tests before it was sanitized.
 
 The CUDA errors that count, by name (cudaGetErrorName, in the shape the harness's REDUCTION_CHECK
 writes, which checks.cuda_error_name reads):
@@ -43,6 +45,8 @@ from dataclasses import dataclass
 
 from .checks import TestCheck, cuda_error_name
 from .contract import RUNNER_EXIT_RUNTIME_ERROR
+from .sanitizer_findings import why_unreadable
+from .sanitizer_log import PREFIX, has_summary
 from .verdicts import ProcessResult
 
 COMPILE, TEST, SANITIZER = "compile", "test", "sanitizer"
@@ -85,13 +89,15 @@ _COMPILER_PHRASES = (  # in the compiler driver's own lines (nvcc, gcc, cicc, pt
 # text a student's source can put there, never the driver's own words.
 _LOCATED = re.compile(r"^\S+?(\(\d+\)|:\d+(:\d+)?):")
 _LAUNCHERS = ("bwrap: ", "setpriv: ", "cannot start ")   # the sandbox's launchers; run_process's own words
-_SANITIZER_PREFIX = "========="
 # racecheck and synccheck do not report a failed CUDA call: beside a student holding the GPU's
 # memory, an honest lab's racecheck and synccheck runs ended with the runner's runtime-error status
 # and no summary, while its memcheck run named cudaErrorMemoryAllocation (H100, 2026-11-25). The
 # lab passed its tests, so under the tool it hit an error it does not hit alone, or it will again.
+# Any other result that cannot be read is run again alone the same way: the tool, short of GPU
+# memory beside a hog, fails in its own words, which no list here can know in advance.
 _ERROR_UNDER_THE_TOOL = ResourceFailure("the program under compute-sanitizer ended with a CUDA error or exception "
                                         "and no summary (the tool does not name the error)", True)
+_UNREADABLE = "compute-sanitizer's result could not be read ({})"
 _PROGRAM_HIT = re.compile(r"^Program hit (cuda[A-Za-z]+)\b")
 
 
@@ -108,7 +114,8 @@ def resource_failure(step: str, run: ProcessResult, check: TestCheck | None = No
         found = _sanitizer(run)
     else:
         raise ValueError(f"unknown step {step!r}")
-    return found or (_KILLED if run.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL) else None)
+    found = found or (_KILLED if run.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL) else None)
+    return found or (_unreadable(run) if step == SANITIZER else None)
 
 
 def retry_note(what: str, failure: ResourceFailure, where: str, then: str) -> str:
@@ -155,12 +162,11 @@ def _compile(run: ProcessResult) -> ResourceFailure | None:
 
 
 def _sanitizer(run: ProcessResult) -> ResourceFailure | None:
-    summary = False
-    for line in (run.stdout + "\n" + run.stderr).splitlines():
-        summary = summary or line.startswith(_SANITIZER_PREFIX) and "SUMMARY:" in line
-        if not line.startswith(_SANITIZER_PREFIX):
+    """The tool's own words in its log, never the program's printing (an unreadable result: _unreadable)."""
+    for line in run.log.splitlines():
+        if not line.startswith(PREFIX):
             continue
-        body = line[len(_SANITIZER_PREFIX):].strip()
+        body = line[len(PREFIX):].strip()
         if match := _PROGRAM_HIT.match(body):
             if found := _CUDA_ERRORS.get(match.group(1)):
                 return found
@@ -168,6 +174,11 @@ def _sanitizer(run: ProcessResult) -> ResourceFailure | None:
             return ResourceFailure("out of memory (compute-sanitizer)", False)
         elif found := next((f for text, f in _ERRNO_TEXTS.items() if text in body), None):
             return found
-    if run.returncode == RUNNER_EXIT_RUNTIME_ERROR and not summary:
+    if run.returncode == RUNNER_EXIT_RUNTIME_ERROR and not has_summary(run.log):
         return _ERROR_UNDER_THE_TOOL
     return None
+
+
+def _unreadable(run: ProcessResult) -> ResourceFailure | None:
+    why = why_unreadable(run)
+    return ResourceFailure(_UNREADABLE.format(why[:200]), True) if why else None

@@ -29,6 +29,7 @@ from .manifest import Lab, Manifest
 from .contract import CLOCK_OUT_FD_FLAG, TOKEN_FD_FLAG
 from .process import Channel, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
+from .sanitizer_log import ERROR_EXITCODE, LogChannel, log_text
 from .toolkit import toolkit_of
 from .verdicts import ProcessResult
 
@@ -323,11 +324,17 @@ class Toolchain:
 
     def run_sanitizer(self, student: str, lab: Lab, tool: str, module: Path, plan: Path, timeout: float,
                       call_timeout: float) -> ProcessResult:
+        """The runner under compute-sanitizer in the sandbox; the tool's report comes back in the result's
+        `log`, from a pipe of its own that the runner closes before it loads the module (sanitizer_log.py)."""
         # The real path: the one found on PATH may lead through links the run's view lacks (minimal_etc.py).
         sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
-        argv = [str(sanitizer), "--tool", tool, "--error-exitcode", "99", *self._observe_argv(lab, module, plan, call_timeout)]
         sanitizer_home = sanitizer.parent.parent
-        return self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout)
+        with LogChannel() as log:
+            argv = [str(sanitizer), "--tool", tool, "--error-exitcode", str(ERROR_EXITCODE), *log.tool_argv(),
+                    *self._observe_argv(lab, module, plan, call_timeout), *log.runner_argv()]
+            run = self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout, channel=log)
+        run.log, run.report = log_text(run.report), ""
+        return run
 
     def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
              timeout: float, call_timeout: float, cache: Path | None = None) -> TimingRun:

@@ -1,5 +1,5 @@
 """Verdicts: a lab's test verdict from the trusted checker's report and what the grader itself saw
-of the run (its own limits, the exit status); sanitizer findings from compute-sanitizer's output.
+of the run (its own limits, the exit status). A sanitizer run's finding: sanitizer_findings.py.
 
 Pure functions of their inputs, tested on canned reports without a GPU or a compiler. Nothing a
 student's process printed decides a verdict: a lab PASSES only when the checker found every case
@@ -8,7 +8,6 @@ of the plan observed and right; markers, exit codes and claims of "no GPU" count
 
 from __future__ import annotations
 
-import re
 import signal
 from dataclasses import dataclass, field
 
@@ -51,6 +50,7 @@ class ProcessResult:
     output_limit: bool = False    # it wrote as much as the file-size limit allows (a flood)
     report: str = ""              # its report channel as a transcript: each line as it arrived, after its arrival time
     token: str = ""               # the token that channel's lines must carry
+    log: str = ""                 # a sanitizer run's: compute-sanitizer's own log, from its channel (sanitizer_log.py)
 
 
 @dataclass
@@ -112,68 +112,3 @@ def test_verdict(check: TestCheck, run: ProcessResult, call_timeout_s: float) ->
     if check.not_implemented == check.cases:
         return TestVerdict(WRONG_ANSWER, NOT_IMPLEMENTED)
     return TestVerdict(WRONG_ANSWER, _failure_text(check))
-
-
-# ---------------------------------------------------------------------------------------------
-# compute-sanitizer
-
-SANITIZER_ERROR_EXIT = 99
-_ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
-_RACECHECK_SUMMARY = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
-_PREFIX = "========="
-
-
-@dataclass
-class SanitizerFinding:
-    tool: str
-    status: str            # "clean", "hazards", "incomplete" (no clean summary: counted as a finding)
-    count: int = 0
-    warnings: int = 0
-    report: list[str] = field(default_factory=list)
-    note: str = ""
-
-    def to_json(self) -> dict:
-        return {"tool": self.tool, "status": self.status, "count": self.count, "warnings": self.warnings,
-                "report": self.report, "note": self.note}
-
-
-# Report lines quoted from compute-sanitizer: only its own kinds of line, short and printable (the
-# program under test shares the stream and could print anything after a "=========").
-_REPORT_LINE = re.compile(r"^(Invalid|Error|Race|Barrier|Warning|Uninitialized|Program hit|Address|at |and |by thread|"
-                          r"Saved host backtrace|Host Frame|Device Frame|Access|Read|Write|Divergent|Unused)")
-_PRINTABLE = re.compile(r"[^\x20-\x7e]")
-# Why a sanitizer run did not start, in the loader's or setpriv's words (a grader problem to see at once).
-_START_FAILURE = re.compile(r"error while loading shared libraries: [^\n]{1,120}|setpriv: failed to execute [^\n]{1,120}")
-
-
-def sanitizer_finding(tool: str, result: ProcessResult, report_lines: int = 12) -> SanitizerFinding:
-    """Hazard count and the first report lines of one compute-sanitizer run.
-
-    The last summary line counts (the tool prints it after the program ends, so the program cannot
-    print after it). A run that ends without one was stopped or broken: on a lab that passed its
-    tests, that is counted as a finding, because student code can kill the sanitizer it runs under."""
-    text = result.stdout + "\n" + result.stderr
-    errors = warnings = None
-    if matches := _ERROR_SUMMARY.findall(text):
-        errors = int(matches[-1])
-    if matches := _RACECHECK_SUMMARY.findall(text):
-        errors = max(errors or 0, int(matches[-1][1]))
-        warnings = int(matches[-1][2])
-    report = []
-    for line in text.splitlines():
-        body = line[len(_PREFIX):].strip() if line.startswith(_PREFIX) else ""
-        if body and _REPORT_LINE.match(body):
-            report.append(_PRINTABLE.sub("?", body)[:200])
-    if result.timed_out or result.stalled:
-        return SanitizerFinding(tool, "incomplete", 1, 0, report[:report_lines],
-                                note=f"compute-sanitizer did not finish within {result.timeout_s or 0:.0f} s: "
-                                     "counted as a finding (the tests alone finished)")
-    if errors or warnings:  # racecheck's warnings too: the volatile-only last warp is one (lab 07's lesson)
-        return SanitizerFinding(tool, "hazards", (errors or 0) + (warnings or 0), warnings or 0, report[:report_lines])
-    if errors is None or result.returncode not in (0, SANITIZER_ERROR_EXIT):
-        cause = _START_FAILURE.search(text) if errors is None else None
-        return SanitizerFinding(tool, "incomplete", 1, warnings or 0, report[:report_lines],
-                                note=f"compute-sanitizer ended with status {result.returncode} and no clean "
-                                     "summary: counted as a finding"
-                                     + (f" ({_PRINTABLE.sub('?', cause.group(0))[:160]})" if cause else ""))
-    return SanitizerFinding(tool, "clean", 0, warnings or 0, report[:report_lines])

@@ -21,12 +21,15 @@ from grader.verdicts import ProcessResult  # noqa: E402
 
 
 def fixture(name: str, timed_out: bool = False, timeout_s: float | None = None) -> ProcessResult:
-    """A canned run: '# returncode: N', then '--- stdout ---' and '--- stderr ---' sections."""
+    """A canned run: '# returncode: N', then '--- log ---' (a sanitizer run's: what compute-sanitizer
+    writes with --log-file, all of its text, which goes to stdout without that option), '--- stdout ---'
+    and '--- stderr ---' (the program's own) sections."""
     text = (FIXTURES / f"{name}.txt").read_text(encoding="utf-8")
     returncode = int(re.search(r"^# returncode: (-?\d+)$", text, re.MULTILINE).group(1))
+    log = text.split("--- log ---\n", 1)[1].split("--- stdout ---\n", 1)[0] if "--- log ---\n" in text else ""
     stdout = text.split("--- stdout ---\n", 1)[1].split("--- stderr ---\n", 1)[0]
     stderr = text.split("--- stderr ---\n", 1)[1]
-    return ProcessResult(returncode, stdout, stderr, timed_out, 1.0, ["fake", name], timeout_s)
+    return ProcessResult(returncode, stdout, stderr, timed_out, 1.0, ["fake", name], timeout_s, log=log)
 
 
 def course_labs() -> list[Lab]:
@@ -154,9 +157,10 @@ class FakeToolchain:
 
     def run_sanitizer(self, student, lab, tool, module, plan, timeout, call_timeout):
         self.calls.append(("sanitizer", student, lab.folder, tool))
+        race = tool == "racecheck"   # racecheck's summary has a shape of its own
         if tool in self._outcome(student, lab.folder).get("hazards", []):
-            return fixture("racecheck_hazard")
-        return fixture("memcheck_clean")
+            return fixture("racecheck_hazard" if race else "memcheck_error")
+        return fixture("racecheck_clean" if race else "memcheck_clean")
 
     def timing_plan(self, seed, items, samples, warmup, call_timeout):
         return "\n".join(items)

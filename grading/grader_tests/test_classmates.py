@@ -43,7 +43,7 @@ def out_of_memory(kind: str, lab):
     if kind == "tests":
         return ProcessResult(3), TestCheck(lab.folder, "7", n, 1, 0, error_case="c001", error_message=OOM,
                                            last_started="c001", last_started_what=WHAT)
-    return ProcessResult(99, SANITIZER_OOM, "")
+    return ProcessResult(99, "", "", log=SANITIZER_OOM)
 
 
 class HogClass(FakeToolchain):
@@ -225,7 +225,7 @@ class HarmedClassmates(ClassCase):
 
     def test_a_racecheck_run_that_ended_without_a_summary_beside_a_hog_is_run_again_alone(self):
         def no_summary(kind, lab):   # racecheck names no failed CUDA call: the runner's error status, no summary
-            return ProcessResult(3, "========= COMPUTE-SANITIZER\n", "")
+            return ProcessResult(3, "", "", log="========= COMPUTE-SANITIZER\n")
         hog = HogClass(("tests", "hog", "02_atomic"), victims={("racecheck", "amy", "03_shared_atomic")},
                        failure=no_summary)
         labs = self.grade(hog, self.students("hog", "amy"), in_flight=2)

@@ -110,24 +110,45 @@ class TestRuns(unittest.TestCase):
             self.assertIsNone(resource_failure(COMPILE, ProcessResult(1, line + "\n", "")), line)
 
     def test_sanitizer_runs_by_compute_sanitizers_lines(self):
-        hit = ("========= Program hit cudaErrorMemoryAllocation (error 2) due to \"out of memory\" on CUDA API call "
-               "to cudaMalloc.\n========= ERROR SUMMARY: 1 error\n")
-        self.assertEqual(cause(SANITIZER, ProcessResult(99, hit)), ("out of memory (cudaErrorMemoryAllocation)", False))
-        self.assertIsNotNone(resource_failure(SANITIZER, ProcessResult(255, "========= Error: out of memory\n")))
-        invalid = "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\"\n"
-        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(99, invalid)))
-        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(
-            99, "out of memory\ncudaErrorMemoryAllocation\n========= ERROR SUMMARY: 1 error\n")), "the program's own lines")
+        hit = ("========= COMPUTE-SANITIZER\n========= Program hit cudaErrorMemoryAllocation (error 2) due to \"out of "
+               "memory\" on CUDA API call to cudaMalloc.\n========= ERROR SUMMARY: 1 error\n")
+        self.assertEqual(cause(SANITIZER, ProcessResult(99, log=hit)), ("out of memory (cudaErrorMemoryAllocation)", False))
+        self.assertIsNotNone(resource_failure(SANITIZER, ProcessResult(255, log="========= Error: out of memory\n")))
+        invalid = ("========= COMPUTE-SANITIZER\n========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid "
+                   "argument\"\n========= ERROR SUMMARY: 1 error\n")
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(99, log=invalid)))
+
+    def test_what_the_program_under_the_tool_prints_runs_nothing_again(self):
+        # stdout and stderr are the student's: resource words or the tool's own lines there count for nothing
+        words = "out of memory\ncudaErrorMemoryAllocation\n========= Program hit cudaErrorMemoryAllocation (error 2)\n"
+        clean = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
+        hazards = "========= COMPUTE-SANITIZER\n========= Invalid __global__ read\n========= ERROR SUMMARY: 3 errors\n"
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(0, words, words, log=clean)))
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(99, words, words, log=hazards)))
+        # ... nor can a printed summary make an unreadable result look readable
+        self.assertIsNotNone(resource_failure(SANITIZER, ProcessResult(99, clean, clean, log="")))
 
     def test_a_sanitizer_run_that_ended_with_the_runners_error_status_and_no_summary(self):
         # racecheck and synccheck name no failed CUDA call (H100, 2026-11-25): the status says it.
-        ended = ProcessResult(3, "========= COMPUTE-SANITIZER\n")
+        ended = ProcessResult(3, log="========= COMPUTE-SANITIZER\n")
         self.assertEqual(cause(SANITIZER, ended)[1], True)
         self.assertIn("no summary", cause(SANITIZER, ended)[0])
-        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(
-            3, "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n")))
-        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(1, "========= COMPUTE-SANITIZER\n")))
         self.assertIsNone(resource_failure(SANITIZER, ProcessResult(3, "", "", timed_out=True)))
+
+    def test_a_sanitizer_result_that_cannot_be_read_is_a_gpu_resource_failure(self):
+        # beside a hog, the tool short of memory ends in words of its own: any unreadable result is run again
+        # alone (where a student made it so, it costs only its own time alone)
+        for log, returncode in (("========= COMPUTE-SANITIZER\n", 1),
+                                ("========= COMPUTE-SANITIZER\n========= Internal Sanitizer Error: x\n", 255),
+                                ("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", 255),
+                                ("", 0)):
+            failure = cause(SANITIZER, ProcessResult(returncode, log=log))
+            self.assertTrue(failure[1], "a GPU resource")
+            self.assertIn("could not be read", failure[0])
+        readable = ("========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)\n",
+                    "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(99, log=readable[0])), "a race is the lab's own")
+        self.assertIsNone(resource_failure(SANITIZER, ProcessResult(0, log=readable[1])))
 
     def test_an_unknown_step_is_a_grader_bug(self):
         with self.assertRaises(ValueError):

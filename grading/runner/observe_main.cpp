@@ -2,7 +2,9 @@
 // the cases of a test plan that the trusted side wrote, and reports what it observed, one line a
 // case, on the report channel the grader hands it (wire.hpp); stdout and stderr are the lab's
 // own. It decides nothing: the checker regenerates every input and judges. Runs in the grader's
-// sandbox; everything it reports may have been forged by the module it loaded.
+// sandbox; everything it reports may have been forged by the module it loaded. Under
+// compute-sanitizer it first closes its copies of the tool's log (descriptors.hpp).
+#include "descriptors.hpp"
 #include "plan.hpp"
 #include "wire.hpp"
 
@@ -35,6 +37,8 @@ struct Args {
   double call_timeout_s = 20;
   int report_fd = -1;  // none: the report is dropped (a run under compute-sanitizer, or by hand)
   int token_fd = -1;
+  std::optional<FileIdentity> sanitizer_log;  // compute-sanitizer's log pipe: closed before the module loads
+  bool bad_log = false;
 };
 
 std::optional<Args> parse_args(int argc, char** argv) {
@@ -53,10 +57,13 @@ std::optional<Args> parse_args(int argc, char** argv) {
     else if (auto v = value("--call-timeout")) args.call_timeout_s = std::strtod(v->c_str(), nullptr);
     else if (auto v = value(REDUCTION_REPORT_FD_FLAG)) args.report_fd = parse_fd(*v);
     else if (auto v = value(REDUCTION_TOKEN_FD_FLAG)) args.token_fd = parse_fd(*v);
-    else return std::nullopt;
+    else if (auto v = value(REDUCTION_CLOSE_SANITIZER_LOG_FLAG)) {
+      args.sanitizer_log = parse_file_identity(*v);
+      args.bad_log = !args.sanitizer_log;
+    } else return std::nullopt;
   }
   if (args.lab.empty() || args.expect.empty() || args.plan.empty() || (args.where != "device" && args.where != "host") ||
-      !(args.call_timeout_s > 0) || args.report_fd < -1 || args.token_fd < -1)
+      !(args.call_timeout_s > 0) || args.report_fd < -1 || args.token_fd < -1 || args.bad_log)
     return std::nullopt;
   return args;
 }
@@ -203,8 +210,14 @@ int main(int argc, char** argv) {
   const auto args = reduction::grading::parse_args(argc, argv);
   if (!args) {
     std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --where=device|host --plan=FILE "
-                         "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD]\n",
+                         "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] "
+                         "[" REDUCTION_CLOSE_SANITIZER_LOG_FLAG "=DEV:INO]\n",
                  argv[0]);
+    return reduction::grading::kUsageExitCode;
+  }
+  // Before anything of the student's is loaded: no descriptor of compute-sanitizer's log may stay.
+  if (args->sanitizer_log && reduction::grading::close_copies_of(*args->sanitizer_log) < 0) {
+    std::fprintf(stderr, "%s: could not close the sanitizer's log\n", argv[0]);
     return reduction::grading::kUsageExitCode;
   }
   std::string token;
