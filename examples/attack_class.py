@@ -393,12 +393,15 @@ ATTACKERS: dict[str, Attacker] = {
                                                   "own wrong sums; nothing runs after the runner's end")}),
     "sample_forger": Attacker("gpu", (20, 7), "about 500x slow at n >= 2^22, and at its first large call, in its "
                                               "destructor and at exit writes a 50 us sample for every call of every "
-                                              "item on the worker's report pipe (with every token it finds in its "
-                                              "memory, and without) and over its stdout",
-                              labs={"06_first_add": HandIn(passed(0),
-                                                           "right sums, no performance points: forged samples repeat "
-                                                           "calls the worker reports (the run's timings are unusable) "
-                                                           "and no destructor runs after the report's end",
+                                              "item on its report pipe (a line at a time, with every token it finds in "
+                                              "its memory, and without) and over its stdout",
+                              labs={"06_first_add": HandIn(passed(0, flags=TIME_REFUSED),
+                                                           "right sums, no performance points, flagged: forged samples "
+                                                           "repeat calls the worker reports (the run's timings are "
+                                                           "unusable) and no destructor runs after the report's end. "
+                                                           "At 5f01a7f it wrote all its lines at once: the full pipe "
+                                                           "cut one, the test runner's next line was lost with it, "
+                                                           "and a case went missing (a RUNTIME_ERROR of its own)",
                                                            region="reference+own")}),
 
     # ---- 21: names ----
