@@ -319,7 +319,7 @@ ATTACKERS: dict[str, Attacker] = {
                                             "20x the reference); in the timing worker a static constructor points "
                                             "the program's import slot (GOT) for cudaEventElapsedTime at a wrapper "
                                             "that takes that time off",
-                              labs={"10_two_step": HandIn(passed(0, flags=CLOCK_REFUSED),
+                              labs={"10_two_step": HandIn(passed(0, flags=("time_contradicted",)),
                                                           "the timekeeper's clock, outside its process, sees each "
                                                           "call 600 us beyond its claim: CONTRADICTED, timed twice, "
                                                           "flagged, no performance points. At 5f01a7f it earned them "

@@ -299,16 +299,16 @@ class TestCheckClass(GradingCheckCase):
     def test_a_lab_that_must_be_flagged_fails_without_its_flag(self):
         fake_grading(self.class_dir, self.out)
         wanted = self.class_dir / maker.EXPECTED_FILE
-        accept = json.loads(wanted.read_text(encoding="utf-8"))["students"]["clock_patcher"]["10_two_step"]["accept"]
+        accept = json.loads(wanted.read_text(encoding="utf-8"))["students"]["early_worker"]["10_two_step"]["accept"]
         self.assertEqual(accept[0]["flags"], ["time_contradicted", "time_unverified"])
 
         def flag(*flags):
-            self.edit_record("clock_patcher", lambda record: record.update(flags=list(flags)))
+            self.edit_record("early_worker", lambda record: record.update(flags=list(flags)))
             return self.failures()
         self.assertEqual(flag({"kind": "time_unverified", "lab": "10_two_step", "detail": ""}), [])
-        self.assertEqual(flag(), ["clock_patcher 10_two_step"])   # no points, but the grader saw nothing
+        self.assertEqual(flag(), ["early_worker 10_two_step"])   # no points, but the grader saw nothing
         self.assertEqual(flag({"kind": "time_contradicted", "lab": "02_atomic", "detail": ""},
-                              {"kind": "timeout", "lab": "10_two_step", "detail": ""}), ["clock_patcher 10_two_step"])
+                              {"kind": "timeout", "lab": "10_two_step", "detail": ""}), ["early_worker 10_two_step"])
 
     def test_a_phantom_a_formula_and_a_missing_student_fail(self):
         fake_grading(self.class_dir, self.out)
