@@ -39,15 +39,24 @@ class Without:
 @dataclass(frozen=True)
 class Outcome:
     """One acceptable result for a lab: a verdict and its correctness and performance points
-    (FULL, ANY or a number), and words its detail must hold when the reason is to be named."""
+    (FULL, ANY or a number), words its detail must hold when the reason is to be named, and the
+    integrity flags (grading/grader/flags.py) of which the record must hold one for the lab when
+    the grader must have seen the attack, not only given no points."""
     verdict: str
     correctness: str | float | Without = 0
     performance: str | float | Without = 0
     names: str = ""   # "" for any detail
+    flags: tuple[str, ...] = ()   # () for no flag needed; else one of these kinds, for this lab
 
 
-def passed(performance: str | float = FULL) -> tuple[Outcome, ...]:
-    return (Outcome("PASSED", FULL, performance),)
+def passed(performance: str | float = FULL, flags: tuple[str, ...] = ()) -> tuple[Outcome, ...]:
+    return (Outcome("PASSED", FULL, performance, flags=flags),)
+
+
+# A timing the grader refused, as flagged: its own clock contradicts the times, a timed call returned
+# a wrong sum (or the run's report was unusable), or the time is below the read roof.
+CLOCK_REFUSED = ("time_contradicted", "time_unverified")
+TIME_REFUSED = CLOCK_REFUSED + ("time_impossible",)
 
 
 def zero(*verdicts: str, names: str = "") -> tuple[Outcome, ...]:
@@ -120,6 +129,8 @@ ATTACK_ITEMS = {
         "and names no output can hold as they are (a control character, a bidirectional override)",
     26: "forges compute-sanitizer's report: prints a clean summary, writes one into every descriptor it has "
         "and into the tool's log through /proc",
+    27: "times from inside the timing worker: rewrites its own clock, or works outside the timed window on inputs "
+        "it predicts",
 }
 
 HOST = "01_host_sum"
@@ -299,37 +310,70 @@ ATTACKERS: dict[str, Attacker] = {
     # ---- 6, 7: timing ----
     "cacher": Attacker("gpu", (6,), "caches the sum per (input pointer, n) in device memory and answers repeats "
                                     "with a 4-byte copy",
-                       labs={"10_two_step": HandIn(passed(0) + zero("WRONG_ANSWER"),
-                                                   "no performance points: timed calls on re-randomized buffers "
-                                                   "get stale sums (wrong if a test reuses a buffer)",
+                       labs={"10_two_step": HandIn(passed(0, flags=TIME_REFUSED) + zero("WRONG_ANSWER"),
+                                                   "no performance points, flagged: every timed call reads an input "
+                                                   "written just before its go (the same buffer with new data), so "
+                                                   "its cached sums are wrong, and a copy is below the read roof "
+                                                   "(wrong if a test reuses a buffer)",
                                                    region="reference+own")}),
     "last_n": Attacker("gpu", (6,), "returns the last result when called again with the same n, without reading",
-                       labs={"10_two_step": HandIn(zero("WRONG_ANSWER") + passed(0),
-                                                   "wrong as soon as one n comes with other data; never "
-                                                   "performance points", region="reference+own")}),
+                       labs={"10_two_step": HandIn(zero("WRONG_ANSWER") + passed(0, flags=TIME_REFUSED),
+                                                   "wrong as soon as one n comes with other data, as every timed "
+                                                   "call's does: never performance points", region="reference+own")}),
     "bench_detector": Attacker("gpu", (7,), "detects timing (argv, /proc/self/cmdline, environment, the same large "
                                             "n three times) and then sums a quarter of the input x 4",
-                               labs={"10_two_step": HandIn(passed(0) + zero("WRONG_ANSWER"),
-                                                           "every timed result is verified: no performance points",
-                                                           region="reference+own")}),
+                               labs={"10_two_step": HandIn(passed(0, flags=TIME_REFUSED) + zero("WRONG_ANSWER"),
+                                                           "every timed result is checked against the sum of the "
+                                                           "input written for that call: no performance points, "
+                                                           "flagged", region="reference+own")}),
     "stream_escape": Attacker("gpu", (7,), "works on the legacy default stream instead of the given one (and holds "
                                            "the GPU 20 ms at n >= 2^22, so an honest timing is > 10x the reference)",
-                              labs={"10_two_step": HandIn(passed(0) + zero("WRONG_ANSWER"),
-                                                          "no performance points: timed honestly it is slow, "
-                                                          "timed on its stream alone it is below the read roof",
-                                                          region="reference+own")}),
+                              labs={"10_two_step": HandIn(passed(0, flags=TIME_REFUSED) + zero("WRONG_ANSWER"),
+                                                          "no performance points, flagged: the result read on the "
+                                                          "timed stream is stale, or its time on that stream alone "
+                                                          "is below the read roof, or the timekeeper's clock sees "
+                                                          "the 20 ms its claim leaves out", region="reference+own")}),
     "timing_tamper": Attacker("gpu", (7,), "honestly slow (20 ms more at n >= 2^22); at exit (destructor, atexit, "
                                            "SIGTERM) rewrites every timings file it can reach and prints forged "
                                            "timing lines",
                               labs={"10_two_step": HandIn(passed(0) + zero("RUNTIME_ERROR"),
-                                                          "its real time is far beyond 10x the reference (forged "
-                                                          "lines on stdout may count against it)",
+                                                          "its real time is far beyond 10x the reference; the timings "
+                                                          "are written outside its sandbox from the checker's report, "
+                                                          "and what it prints is program output, never a timing",
                                                           region="reference+own")}),
     "self_patcher": Attacker("gpu", (7,), "honestly slow while a marker in its .so says SLOW; on its first call it "
                                           "patches its own module file to FAST, for the timing run to load",
                              labs={"10_two_step": HandIn(passed(0) + zero("RUNTIME_ERROR"),
                                                          "the module timed is the module tested (read-only, same "
                                                          "digest): slow, no performance points",
+                                                         region="reference+own")}),
+
+    # ---- 24: times from inside the timing worker ----
+    "clock_patcher": Attacker("gpu", (27,), "the right sum, then 600 us more on the same stream at n >= 2^22 (about "
+                                            "20x the reference); in the timing worker a static constructor points "
+                                            "the program's import slot (GOT) for cudaEventElapsedTime at a wrapper "
+                                            "that takes that time off",
+                              labs={"10_two_step": HandIn(passed(0, flags=("time_contradicted",)),
+                                                          "the timekeeper's clock, outside its process, sees each "
+                                                          "call 600 us beyond its claim: CONTRADICTED, timed twice, "
+                                                          "flagged, no performance points. At 5f01a7f it earned them "
+                                                          "all: the worker's events were the only clock, its claims "
+                                                          "the reference's time, and the pacing check allowed "
+                                                          "max(5 ms, 4x the claim) between two reports",
+                                                          region="reference+own")}),
+    "early_worker": Attacker("gpu", (27,), "in the timing worker, predicts every timed call's input from the plan "
+                                           "(5f01a7f's buffers and canaries) and sums it ahead on a host thread; a "
+                                           "timed call reads its input at the reference's speed, writes the prepared "
+                                           "sum, and does its real work (the sum and 600 us more) on a stream of its "
+                                           "own; honest in the tests",
+                             labs={"10_two_step": HandIn(passed(0, flags=CLOCK_REFUSED),
+                                                         "each call's input is written just before its go, from a "
+                                                         "seed drawn then: its prepared sums are wrong (UNVERIFIED), "
+                                                         "and its work on the side shows on the timekeeper's clock; "
+                                                         "flagged, no performance points. At 5f01a7f it earned them "
+                                                         "all: the plan fixed every input, its stop event timed a "
+                                                         "read at the reference's speed, and the work on the side fit "
+                                                         "the pacing check's max(5 ms, 4x the claim)",
                                                          region="reference+own")}),
 
     # ---- 16: honest printing ----
@@ -391,12 +435,15 @@ ATTACKERS: dict[str, Attacker] = {
                                                   "own wrong sums; nothing runs after the runner's end")}),
     "sample_forger": Attacker("gpu", (20, 7), "about 500x slow at n >= 2^22, and at its first large call, in its "
                                               "destructor and at exit writes a 50 us sample for every call of every "
-                                              "item on the worker's report pipe (with every token it finds in its "
-                                              "memory, and without) and over its stdout",
-                              labs={"06_first_add": HandIn(passed(0),
-                                                           "right sums, no performance points: forged samples repeat "
-                                                           "calls the worker reports (the run's timings are unusable) "
-                                                           "and no destructor runs after the report's end",
+                                              "item on its report pipe (a line at a time, with every token it finds in "
+                                              "its memory, and without) and over its stdout",
+                              labs={"06_first_add": HandIn(passed(0, flags=TIME_REFUSED),
+                                                           "right sums, no performance points, flagged: forged samples "
+                                                           "repeat calls the worker reports (the run's timings are "
+                                                           "unusable) and no destructor runs after the report's end. "
+                                                           "At 5f01a7f it wrote all its lines at once: the full pipe "
+                                                           "cut one, the test runner's next line was lost with it, "
+                                                           "and a case went missing (a RUNTIME_ERROR of its own)",
                                                            region="reference+own")}),
 
     # ---- 24: compute-sanitizer's report ----

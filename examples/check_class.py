@@ -32,8 +32,10 @@ junit.xml, timings). It checks, and prints as a table:
 Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
 The grader's record format is read in one place, read_record(), and assumed to be
 record["student"], record["total"], record["sandbox"], record["labs"][folder]["verdict"],
-record["labs"][folder]["detail"] and record["labs"][folder]["score"]["correctness" | "performance" | "total"].
-An outcome with "names" also wants those words in the lab's detail (the reason, named).
+record["labs"][folder]["detail"], record["labs"][folder]["score"]["correctness" | "performance" | "total"] and
+record["flags"][i]["kind" | "lab"]. An outcome with "names" also wants those words in the lab's detail (the
+reason, named); one with "flags" wants the record to flag the lab with one of those kinds (the grader
+saw the attack: grading/grader/flags.py).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class LabResult:
     performance: float | None
     total: float | None
     detail: str = ""
+    flags: tuple[str, ...] = ()   # the kinds of the record's integrity flags for this lab
 
 
 @dataclass
@@ -93,11 +96,13 @@ class Record:
 
 def read_record(path: Path) -> Record:
     data = json.loads(path.read_text(encoding="utf-8"))
+    flags = [flag for flag in data.get("flags") or [] if isinstance(flag, dict)]
     labs = {}
     for folder, entry in (data.get("labs") or {}).items():
         score = entry.get("score") or {}
         labs[folder] = LabResult(entry.get("verdict"), score.get("correctness"), score.get("performance"),
-                                 score.get("total"), str(entry.get("detail") or ""))
+                                 score.get("total"), str(entry.get("detail") or ""),
+                                 tuple(str(flag.get("kind")) for flag in flags if flag.get("lab") == folder))
     return Record(str(data.get("student", path.stem)), data.get("total"), labs, str(data.get("sandbox", "")))
 
 
@@ -138,19 +143,24 @@ def describe(outcome: dict) -> str:
             return "-"
         return f"{bounds[0]:g}" if bounds[0] == bounds[1] else f"{bounds[0]:g}..{bounds[1]:g}"
     named = f" naming {outcome['names']!r}" if outcome.get("names") else ""
-    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}{named}"
+    kinds = outcome.get("flags") or []
+    flagged = f" (flagged {', '.join(kinds[:-1])}{' or ' if len(kinds) > 1 else ''}{kinds[-1]})" if kinds else ""
+    return f"{outcome['verdict']} {points(outcome['correctness'])}+{points(outcome['performance'])}{named}{flagged}"
 
 
 def accepts(outcome: dict, lab: LabResult) -> bool:
     return (lab.verdict == outcome["verdict"] and within(lab.correctness, outcome["correctness"])
-            and within(lab.performance, outcome["performance"]) and outcome.get("names", "") in lab.detail)
+            and within(lab.performance, outcome["performance"]) and outcome.get("names", "") in lab.detail
+            and (not outcome.get("flags") or any(kind in lab.flags for kind in outcome["flags"])))
 
 
-def got(lab: LabResult | None) -> str:
+def got(lab: LabResult | None, flags: bool = False) -> str:
+    """The lab as graded; with `flags`, its flags' kinds too (a failed check says them)."""
     if lab is None:
         return "(no entry)"
     show = lambda value: "-" if value is None else f"{value:g}"  # noqa: E731
-    return f"{lab.verdict} {show(lab.correctness)}+{show(lab.performance)}"
+    flagged = f" flagged {', '.join(lab.flags)}" if flags and lab.flags else ""
+    return f"{lab.verdict} {show(lab.correctness)}+{show(lab.performance)}{flagged}"
 
 
 def refused_listed(out: Path) -> dict[str, str]:
@@ -206,7 +216,8 @@ def check_student(name: str, expected: dict, record: Record, cpu_only: bool) -> 
         lab = record.labs.get(folder)
         ok = lab is not None and any(accepts(outcome, lab) for outcome in accepted)
         quiet = ok and lab.verdict == "MISSING" and entry.get("why") == "not handed in"
-        checks.append(Check(f"{shown(name)} {folder}", ok, f"got {got(lab)}; accepts {' or '.join(map(describe, accepted))}",
+        checks.append(Check(f"{shown(name)} {folder}", ok,
+                            f"got {got(lab, flags=True)}; accepts {' or '.join(map(describe, accepted))}",
                             name, "" if quiet else f"{folder[:2]} {got(lab)}"))
         if lab is not None:
             not_run |= lab.verdict == "NOT_RUN" or lab.total is None

@@ -53,6 +53,7 @@ sys.path.insert(0, str(REPO / "grading"))
 sys.path.insert(0, str(EXAMPLES))
 
 from grader.compile_view import missing_files  # noqa: E402
+from grader.flags import KINDS as FLAG_KINDS  # noqa: E402
 from grader.libraries import parse_dependencies, refused_headers  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
 from grader.policy import Policy  # noqa: E402
@@ -424,9 +425,13 @@ def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
 
 
 def attack_outcomes(folder: str, outcomes, points: Points) -> list[dict]:
+    unknown = sorted({kind for o in outcomes for kind in o.flags} - set(FLAG_KINDS))
+    if unknown:
+        raise SystemExit(f"error: {folder}: no flag kind {', '.join(unknown)} in grading/grader/flags.py")
     return [{"verdict": o.verdict, "correctness": points.bounds(folder, "correctness", o.correctness),
              "performance": points.bounds(folder, "performance", o.performance),
-             **({"names": o.names} if o.names else {})} for o in outcomes]
+             **({"names": o.names} if o.names else {}), **({"flags": list(o.flags)} if o.flags else {})}
+            for o in outcomes]
 
 
 def attack_expected(labs, points: Points) -> dict:
@@ -610,7 +615,9 @@ def _points(accept: list[dict]) -> str:
         shown = [f"{low:g}" if low == high else f"{low:g}..{high:g}"
                  for low, high in (outcome["correctness"], outcome["performance"])]
         named = f" naming \"{outcome['names']}\"" if outcome.get("names") else ""
-        return f"{LETTER[outcome['verdict']]} {shown[0]}+{shown[1]}{named}"
+        kinds = outcome.get("flags") or []
+        flagged = f" (flagged {', '.join(kinds[:-1])}{' or ' if len(kinds) > 1 else ''}{kinds[-1]})" if kinds else ""
+        return f"{LETTER[outcome['verdict']]} {shown[0]}+{shown[1]}{named}{flagged}"
     return " or ".join(one(outcome) for outcome in accept)
 
 
@@ -628,7 +635,8 @@ def attack_table(expected: dict) -> str:
         lines.append(f"| `{shown}` | {meta['kind']} | {', '.join(map(str, sorted(meta['items']))) or '-'} | {must} | "
                      f"{meta['attack']} |")
     lines += ["", "Every lab not listed is M (missing) 0+0. P passed, W wrong answer, R runtime error, T timeout, "
-                  "C compile error, M missing. Without a GPU, a GPU lab that compiles must be N (not run, blank).",
+                  "C compile error, M missing; \"flagged K\": the record also holds an integrity flag of kind K for "
+                  "the lab (grading/grader/flags.py). Without a GPU, a GPU lab that compiles must be N (not run, blank).",
               "", "Attack items:", ""]
     lines += [f"{number}. {text}" for number, text in expected["items"].items()]
     lines += ["", "Class-level invariants (`examples/check_class.py`):", ""]

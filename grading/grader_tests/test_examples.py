@@ -157,6 +157,19 @@ class TestAttackClass(unittest.TestCase):
             for folder, entry in self.expected["students"][name].items():
                 self.assertEqual(len(entry["accept"]), 1, f"a victim's outcome is fixed: {name}/{folder}")
 
+    def test_the_attacks_on_the_clock_must_be_seen(self):
+        """Item 24's attackers pass their tests and must lose every performance point because the
+        grader saw the attack (a flag), not because they are slow."""
+        for key, attacker in self.attackers().items():
+            if 24 not in attacker.items:
+                continue
+            for folder, hand_in in attacker.labs.items():
+                passing = [o for o in hand_in.outcomes if o.verdict == "PASSED"]
+                self.assertTrue(passing, f"{key}/{folder}")
+                for outcome in passing:
+                    self.assertEqual(outcome.performance, 0, f"{key}/{folder}")
+                    self.assertTrue(set(outcome.flags) & {"time_contradicted", "time_unverified"}, f"{key}/{folder}")
+
     def test_every_region_file_is_handed_in_and_every_attack_has_its_file(self):
         wanted = set()
         for key, attacker in attacks.ATTACKERS.items():
@@ -201,7 +214,8 @@ class TestAttackClass(unittest.TestCase):
 
 def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
     """What a faultless grader would write for the class (only what check_class reads): each
-    lab's first accepted outcome, under the student's real name; the folders to refuse refused."""
+    lab's first accepted outcome, with the first flag it asks for, under the student's real name; the
+    folders to refuse refused."""
     expected = json.loads((class_dir / maker.EXPECTED_FILE).read_text(encoding="utf-8"))
     (out / "students").mkdir(parents=True)
     rows, refused, suites = [], [], []
@@ -210,7 +224,7 @@ def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
         if why:
             refused.append({"name": checker.shown(name), "why": f"its name cannot be a student's: {why}", "refused": True})
             continue
-        record, total, blank = {"student": name, "complete": True, "labs": {}}, 0.0, False
+        record, total, blank = {"student": name, "complete": True, "labs": {}, "flags": []}, 0.0, False
         for folder, entry in labs.items():
             outcome = (entry["without_gpu"] if cpu_only else entry["accept"])[0]
             correctness = outcome["correctness"][0] if outcome["correctness"] else None
@@ -220,6 +234,8 @@ def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:
             total += lab_total or 0
             record["labs"][folder] = {"verdict": outcome["verdict"], "detail": outcome.get("names", ""), "score": {
                 "correctness": correctness, "performance": performance, "total": lab_total}}
+            if outcome.get("flags"):
+                record["flags"].append({"kind": outcome["flags"][0], "lab": folder, "detail": "seen"})
         record["total"] = None if blank else total
         file_name = checker.student_file_name(name)
         (out / "students" / f"{file_name}.json").write_text(json.dumps(record), encoding="utf-8")
@@ -301,6 +317,20 @@ class TestCheckClass(GradingCheckCase):
         self.edit_record("overrunner", lambda record: record["labs"]["10_two_step"].update(
             detail="1 of 90 cases failed; first: lab 10_two_step, n = 1000003\n  expected 5, got 6"))
         self.assertEqual(self.failures(), ["overrunner 10_two_step"])
+
+    def test_a_lab_that_must_be_flagged_fails_without_its_flag(self):
+        fake_grading(self.class_dir, self.out)
+        wanted = self.class_dir / maker.EXPECTED_FILE
+        accept = json.loads(wanted.read_text(encoding="utf-8"))["students"]["early_worker"]["10_two_step"]["accept"]
+        self.assertEqual(accept[0]["flags"], ["time_contradicted", "time_unverified"])
+
+        def flag(*flags):
+            self.edit_record("early_worker", lambda record: record.update(flags=list(flags)))
+            return self.failures()
+        self.assertEqual(flag({"kind": "time_unverified", "lab": "10_two_step", "detail": ""}), [])
+        self.assertEqual(flag(), ["early_worker 10_two_step"])   # no points, but the grader saw nothing
+        self.assertEqual(flag({"kind": "time_contradicted", "lab": "02_atomic", "detail": ""},
+                              {"kind": "timeout", "lab": "10_two_step", "detail": ""}), ["early_worker 10_two_step"])
 
     def test_a_phantom_a_formula_and_a_missing_student_fail(self):
         fake_grading(self.class_dir, self.out)

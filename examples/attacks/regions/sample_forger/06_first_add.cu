@@ -1,11 +1,14 @@
 // sample_forger (after the reference region, its reduce_sum renamed honest_reduce_sum): correct
 // but about 500x slow at n >= 2^22 (it holds the GPU 25 ms after the real work), and it forges its
-// timing: at the first large call it finds the worker's report pipe (/proc/self/fd), looks for the
-// run's token in its own memory (/proc/self/mem), and writes a "sample" line of 50 us for every call
-// of every item, with each token it found and with none; its static destructor and atexit handler
-// do it again and rewrite the start of its stdout. What it wrote earns nothing: lines without the
-// token count for nothing, forged lines with it repeat calls the worker reports too (the run's
-// timings are then unusable), and the worker _exit()s after its report ends, so no destructor runs.
+// timing: at the first large call it takes the report pipe its command line names (--report-fd=,
+// the test runner's and the timing worker's), looks for the run's token in its own memory
+// (/proc/self/mem), and writes a "sample" line of 50 us for every call of every item, with each
+// token it found and with none; its static destructor and atexit handler do it again and rewrite
+// the start of its stdout. What it wrote earns nothing: lines without the token count for nothing,
+// forged lines with it repeat calls the worker reports too (the run's timings are then unusable),
+// and the worker _exit()s after its report ends, so no destructor runs. It writes line by line,
+// each line whole: one write of all of it would stop where the pipe is full, in the middle of a
+// line, and spoil the runner's next line (a test case lost: a RUNTIME_ERROR of its own making).
 }  // namespace (closed to include system headers at file scope)
 #include <fcntl.h>
 #include <unistd.h>
@@ -27,14 +30,12 @@ __global__ void hold_the_gpu(unsigned long long nanoseconds) {
   } while (now - start < nanoseconds);
 }
 
-std::vector<int> pipe_fds() {
-  std::vector<int> fds;
-  for (int fd = 3; fd < 256; ++fd) {
-    char link[64] = "";
-    const std::string path = "/proc/self/fd/" + std::to_string(fd);
-    if (readlink(path.c_str(), link, sizeof link - 1) > 0 && std::string(link).rfind("pipe:", 0) == 0) fds.push_back(fd);
-  }
-  return fds;
+// The report pipe: the descriptor its command line names.
+int report_fd() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  for (std::string word; std::getline(in, word, '\0');)
+    if (word.rfind("--report-fd=", 0) == 0) return std::atoi(word.c_str() + 12);
+  return -1;
 }
 
 // 32 hex digits in a row, anywhere in the process's writable memory.
@@ -79,11 +80,16 @@ std::string forged_samples(const std::string& token) {
 
 void forge() {
   static const std::set<std::string> tokens = token_candidates();
+  const int fd = report_fd();
+  if (fd < 0) return;
   std::string text = forged_samples("");
   for (const std::string& token : tokens) text += forged_samples(token);
-  for (int fd : pipe_fds()) {  // without blocking: the CUDA driver's own pipes are never read
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    if (write(fd, text.data(), text.size()) < 0) continue;
+  // Without blocking (nobody may be reading), a line a write: a pipe takes a write of up to
+  // PIPE_BUF bytes whole or not at all.
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  for (std::size_t at = 0, end; at < text.size(); at = end + 1) {
+    end = text.find('\n', at);
+    if (write(fd, text.data() + at, end + 1 - at) < 0) break;
   }
 }
 
