@@ -263,11 +263,12 @@ def report_files(out: Path, names: list[str]) -> list[tuple[Path, str | None]]:
     for path in sorted(out.iterdir()) if out.is_dir() else []:
         if path.is_file() and not path.name.startswith("."):
             files.append((path, None))
-    site = out / "report"   # the class report: its class page, and a page per student
+    site = out / "report"   # the class report: its class page, and two pages per student
     if (site / "index.html").is_file():
         files.append((site / "index.html", None))
-    if (site / "students").is_dir():
-        files += [(path, by_file.get(path.stem, path.stem)) for path in sorted((site / "students").glob("*.html"))]
+    for pages in ("students", "handouts"):   # the instructor's page of each student, and the copy for the student
+        if (site / pages).is_dir():
+            files += [(path, by_file.get(path.stem, path.stem)) for path in sorted((site / pages).glob("*.html"))]
     return files
 
 
