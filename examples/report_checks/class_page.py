@@ -130,6 +130,10 @@ def leaderboard(driver, grading: Grading, checks: Checks) -> None:
     bad_ranks = [f"{lab} {student}" for lab, entries in tables for student, rank, ratio, _ in entries
                  if rank != 1 + sum(1 for _, _, other, _ in entries if float(other) < float(ratio))]
     checks.check(not bad_ranks, f"leaderboard: ranks follow the ratios, equal ratios share a rank ({bad_ranks[:3]})")
+    records = grading.records
+    other = [f"{lab} {s}" for lab, entries in tables for s, _, ratio, _ in entries
+             if s not in records or f"{records[s].labs[lab].benchmark.ratio:.2f}" != ratio]
+    checks.check(not other, f"leaderboard: each ratio is the record's, as the student's page shows it ({other[:3]})")
     untimed = [f"{lab} {student}" for lab, entries in tables for student, _, _, time in entries if not time]
     checks.check(not untimed, f"leaderboard: every ranked submission has its time ({untimed[:3]})")
     ranked = {(student, lab) for lab, entries in tables for student, _, _, _ in entries}

@@ -21,12 +21,15 @@ def _replayed(record: StudentRecord) -> list[str]:
                                                                            entry.benchmark.time_refused))]
 
 
-def _figure_is_the_table(driver) -> bool:
+def _figure_is_the_table(driver, record: StudentRecord) -> bool:
+    """The figure's ratios are the lab table's, and those are the record's (as the leaderboard shows them)."""
     table = {r[0]: r[1] for r in js_rows(driver, "table.labs tbody tr", "[r.getAttribute('data-lab'), "
                                          "r.querySelector('td.ratio').getAttribute('data-value')]") if r[1]}
     dots = {r[0]: r[1] for r in js_rows(driver, "#student-figure circle.dot", "[r.getAttribute('data-row'), "
                                         "r.getAttribute('data-value')]")}
-    return table == dots
+    ratios = {folder: f"{entry.benchmark.ratio:.2f}" for folder, entry in record.labs.items()
+              if entry.benchmark.ratio is not None}
+    return table == dots == ratios
 
 
 def instructor_page(driver, grading: Grading, record: StudentRecord, checks: Checks, where: str) -> None:
@@ -44,7 +47,7 @@ def instructor_page(driver, grading: Grading, record: StudentRecord, checks: Che
                                 ".find(t => t.startsWith('GPU')) || '';")
     ran = record.machine.get("gpu")
     checks.check(("none" in gpu) != bool(ran), f"{where}: the GPU fact says the labs ran on a GPU when they did ({gpu!r})")
-    checks.check(_figure_is_the_table(driver), f"{where}: the figure's ratios are the lab table's")
+    checks.check(_figure_is_the_table(driver, record), f"{where}: the figure's ratios are the lab table's, the record's")
 
 
 def _reason(entry) -> list[str]:
@@ -70,4 +73,4 @@ def handout(driver, grading: Grading, record: StudentRecord, checks: Checks, whe
                  f"({len(secrets)})")
     missing = [f for f in _replayed(record) if "--self" not in _section(driver, f)]
     checks.check(not missing, f"{where}: the student's own replay (its self-check) for every failing lab ({missing[:3]})")
-    checks.check(_figure_is_the_table(driver), f"{where}: the figure's ratios are the lab table's")
+    checks.check(_figure_is_the_table(driver, record), f"{where}: the figure's ratios are the lab table's, the record's")

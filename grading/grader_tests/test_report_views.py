@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader.flags import add_flag
 from grader.manifest import Lab
-from grader.records import LabBenchmark, LabRecord, LabScore, SanitizerResult, StudentRecord, TestRun
+from grader.records import LabBenchmark, LabRecord, LabScore, SanitizerResult, StudentRecord
 from grader.report_site import write_site
 from grader.report_site.stats import histogram, lab_summaries
 from grader_tests.test_report_site import Elements
@@ -140,6 +140,20 @@ class Views(unittest.TestCase):
         dan = self.read("handouts/dan.html")
         self.assertIn("labs/05_sequential/sequential.cu(3)", dan, "a machine path becomes the student's own path")
         self.assertIn("python3 grading/grade.py --self --build-dir build/student --out build/self-check --labs 05", dan)
+
+    def test_the_graders_clock_is_shown_with_the_timings(self):
+        clock = [{"type": "float", "n": 16777216, "claimed_us": 50.0, "excess_us": 812.5, "reference_excess_us": 4.1,
+                  "allowed_us": 36.6, "problem": "800 us a call beyond its claim"}]
+        entry = timed(0.5)
+        entry.benchmark.contradicted, entry.benchmark.clock = True, clock
+        record = student("fay", entry, timed(1.0))
+        write_site(self.out, LABS, ["fay"], [record])
+        page = self.read("students/fay.html")
+        self.assertIn("contradicts the times claimed", page)
+        for value in ("812.5", "4.1", "36.6", "800 us a call beyond its claim"):
+            self.assertIn(f">{value}</td>", page)
+        self.assertIn('data-kind="time_contradicted"', page, "a flag the record's fields imply")
+        self.assertIn("fay (02_atomic)</a>", self.index.read_text(encoding="utf-8"), "a refused time is not ranked")
 
     def test_what_the_report_links_lives_inside_it(self):
         hrefs = [a["href"] for t, a in self.tags if t == "a"]

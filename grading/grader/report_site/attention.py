@@ -59,14 +59,14 @@ def rank(kind: str) -> int:
     return known.index(kind) if kind in known else len(known)
 
 
-def student_flags(record: StudentRecord) -> list[Concern]:
-    """The record's flags and those it implies but does not carry, worst first; a lab's 'not
-    graded' flags made one row (a run without a GPU has one per GPU lab)."""
+def student_flags(record: StudentRecord, grouped: bool = True) -> list[Concern]:
+    """The record's flags and those it implies but does not carry, worst first; with `grouped`, its
+    labs' 'not graded' flags made one row (a run without a GPU has one per GPU lab)."""
     recorded = [Flag.from_json(item) for item in record.flags if isinstance(item, dict) and item.get("kind") in KINDS]
     concerns = [Concern(f.kind, record.student, (f.lab,) if f.lab else (), f.detail) for f in recorded]
     concerns += [Concern(f.kind, record.student, (f.lab,) if f.lab else (), f.detail, True) for f in missing_flags(record)]
     not_run = [c for c in concerns if c.kind == "not_graded"]
-    if len(not_run) > 1:
+    if grouped and len(not_run) > 1:
         labs = tuple(lab for c in not_run for lab in c.labs)
         concerns = [c for c in concerns if c.kind != "not_graded"] + [
             Concern("not_graded", record.student, labs, f"{len(labs)} labs not run: no GPU on the grading machine",

@@ -20,6 +20,8 @@ REPO = Path(__file__).resolve().parents[3]
 # A case's own seed in a description ("n = 1023, type = int, ..., seed = 8085264976220230953"):
 # derived from the grading's, and of no use with the student's self-check.
 _CASE_SEED = re.compile(r"\bseed = \d+")
+# A wrong answer's replay line (verdicts.py): the grading's, not the student's (the page gives theirs).
+_REPLAY = re.compile(r"\n[ \t]*replay: grade\.py --seed \S+ \(case \w+\)")
 # An absolute path of two parts or more (what is left once the known folders are replaced).
 _ABSOLUTE = re.compile(r"(?<![\w.~%+-])/(?:[\w.+@%~-]+/)+([\w.+@%~-]*)")
 
@@ -52,18 +54,25 @@ class Audience:
         secrets = [(record.seed, SEED_WORDS)] if record.seed else []
         return cls(True, secrets + _known_paths(record))
 
-    def scrub(self, value) -> str:
+    def scrub(self, value, own: bool = False) -> str:
+        """`value` with the seed and the machine's folders replaced by words; and, in the grader's
+        words (not `own`: the student's source, as written), any other absolute path cut to its name."""
         value = "" if value is None else str(value)
         if not self.student:
             return value
         for secret, words in self.replaced:
             value = re.sub(rf"(?<!\d){re.escape(secret)}(?!\d)", lambda _: words, value) if secret.isdigit() \
                 else value.replace(secret, words)
-        value = _CASE_SEED.sub("seed = [the grading's]", value)
+        if own:
+            return value
+        value = _REPLAY.sub("", _CASE_SEED.sub("seed = [the grading's]", value))
         return _ABSOLUTE.sub(lambda match: "…/" + match.group(1), value)
 
-    def text(self, value) -> str:
-        return escaped(self.scrub(value))
+    def text(self, value, own: bool = False) -> str:
+        return escaped(self.scrub(value, own))
+
+    def region(self) -> str:
+        return "your STUDENT CODE region" if self.student else "the student's STUDENT CODE region"
 
     def code(self) -> str:
         return "your code" if self.student else "the student's code"

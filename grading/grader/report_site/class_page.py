@@ -46,7 +46,7 @@ def _lede(records: list[StudentRecord], names: list[str]) -> str:
             f"{warning}{no_gpu}")
 
 
-def _files(copies: set[str]) -> str:
+def _files(copies: set[str], figures_note: str) -> str:
     files = [f'<li><a href="{href(FILES + "/" + name)}">{text(name)}</a></li>' for name in CLASS_FILES
              if f"{FILES}/{name}" in copies]
     figures = []
@@ -57,7 +57,7 @@ def _files(copies: set[str]) -> str:
             figures.append(f"<li>{text(title)}: {' · '.join(drawn)}</li>")
     plots = (f'<p>The figures of plots/reduction_plots.py, drawn from timings.csv (their own statistic: the median '
              f'time of one type at one n, as their titles say):</p><ul>{"".join(figures)}</ul>' if figures else
-             '<p class="note">No figures of plots/reduction_plots.py (drawn when a grading with timings ends).</p>')
+             f'<p class="note">No figures of plots/reduction_plots.py: {text(figures_note or "none drawn")}</p>')
     return (f'<section id="files" aria-labelledby="files-heading"><h2 id="files-heading">Files</h2><p>Copied into '
             "this folder, so it can be shared alone: the class files, each student's signed record and Gradescope "
             f'results (on the student\'s page), and the figures.</p><ul>{"".join(files)}</ul>{plots}</section>')
@@ -83,6 +83,5 @@ def class_page(records: list[StudentRecord], labs: list[Lab], names: list[str], 
     body = (f"<h1>reduction-labs: class report</h1>{_lede(records, names)}<nav>{toc}</nav>"
             f"{attention_section(concerns, graded)}{summary_section(records, labs, names, concerns)}"
             f"{gradebook_section(records, labs, names, bonus, concerns)}"
-            f"{leaderboard_section(records, labs, flagged_labs(concerns))}{_files(copies)}"
-            + (f'<p class="note">{text(figures_note)}</p>' if figures_note else "") + _run(records))
+            f"{leaderboard_section(records, labs, flagged_labs(concerns))}{_files(copies, figures_note)}{_run(records)}")
     return page("reduction-labs class report", body)

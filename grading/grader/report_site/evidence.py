@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from ..records import LabRecord
 from .audience import Audience
@@ -106,18 +105,15 @@ def source_part(audience: Audience, entry: LabRecord) -> str:
     """The file as compiled: the skeleton with the student's region spliced in, numbered as the
     compiler's messages number it."""
     source, note = _read_source(entry.source)
-    if not source:
-        return f'<p class="note">Source: {audience.text(note)}.</p>' if note else ""
+    if not source:   # the student has their source: no need to say where the grader's copy went
+        return f'<p class="note">Source: {audience.text(note)}.</p>' if note and not audience.student else ""
     lines = source.splitlines()
     width = len(str(len(lines)))
-    body = "".join(f'<span class="ln">{number:>{width}}</span> {audience.text(line)}\n'
+    body = "".join(f'<span class="ln">{number:>{width}}</span> {audience.text(line, own=True)}\n'
                    for number, line in enumerate(lines, 1))
     shown = f"labs/{entry.folder}/{entry.file}"
     return (f'<details class="source" id="source-{audience.text(entry.folder)}"><summary>the source compiled '
-            f"({audience.text(shown)}, {len(lines)} lines: the skeleton with {audience.code()}'s region)"
+            f"({audience.text(shown)}, {len(lines)} lines: the skeleton around {audience.region()})"
             f"{' — ' + audience.text(note) if note else ''}</summary>"
             f'<pre class="source">{body}</pre></details>')
 
-
-def source_exists(entry: LabRecord) -> bool:
-    return bool(entry.source) and Path(entry.source).is_file()

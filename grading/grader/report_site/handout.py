@@ -28,7 +28,8 @@ def handout(record: StudentRecord) -> str:
     audience = Audience.for_student(record)
     concerns = student_flags(record)
     shown = facts([("total", total_words(record)), ("graded on", record.date), ("GPU", gpu_words(record))])
-    labs = "".join(lab_section(audience, record, entry, [c for c in concerns if folder in c.labs])
+    each = student_flags(record, grouped=False)
+    labs = "".join(lab_section(audience, record, entry, [c for c in each if folder in c.labs])
                    for folder, entry in record.labs.items())
     body = (f"<h1>Your grading: {text(record.student)}</h1>{shown}"
             '<p class="note">Every lab you handed in was compiled inside its official skeleton (only your STUDENT CODE '

@@ -42,9 +42,10 @@ def _replay(audience: Audience, record: StudentRecord, entry: LabRecord) -> str:
     if not needs_replay(entry):
         return ""
     if audience.student:
-        return (f'<p class="replay">See it again with your self-check (on its public inputs: the grading\'s own '
-                f"stay with it; the case above names the size, type and pattern): <code>"
-                f"{audience.text(student_replay(entry))}</code></p>")
+        case = "; the failing case above names its size, type and pattern" \
+            if (entry.tests.check or {}).get("first_failure") else ""
+        return (f'<p class="replay">See it again with your self-check, on its public inputs (this grading\'s inputs '
+                f"stay with it{case}): <code>{audience.text(student_replay(entry))}</code></p>")
     if not record.seed:
         return '<p class="replay note">No replay command: the record names no seed.</p>'
     return (f'<p class="replay">Grade it again, sandboxed, on the same inputs (from the course checkout; $CLASS is '

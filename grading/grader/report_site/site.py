@@ -66,12 +66,10 @@ def write_site(out: Path, labs: list[Lab], names: list[str], records: list[Stude
                                         _refused(out), copies, note))
     kept = set()
     for record in records:
-        pages = {student_page_path(record.student): lambda r=record: student_page(r, copies),
-                 handout_path(record.student): lambda r=record: handout(r)}
-        for path, render in pages.items():
-            kept.add(path)
-            if only is None or record.student in only:
-                _write_if_changed(site / path, render())
+        kept |= {student_page_path(record.student), handout_path(record.student)}
+        if only is None or record.student in only:
+            _write_if_changed(site / student_page_path(record.student), student_page(record, copies))
+            _write_if_changed(site / handout_path(record.student), handout(record))
     if only is None:
         for folder in (STUDENTS, HANDOUTS):   # a student no longer in the class folder
             for stale in (site / folder).glob("*.html"):

@@ -12,7 +12,7 @@ from .audience import Audience
 from .lab_section import lab_section
 from .markup import attribute, href, page, scroll, text, verdict_span
 from .paths import gradescope_copy_path, handout_path, record_copy_path, student_page_path  # noqa: F401
-from .replay import CLASS_VARIABLE
+from .replay import CLASS_VARIABLE, class_folder
 from .stats import shown_ratio
 from .summary import lab_title
 from .svg import Dot, figure, log_strip_svg
@@ -97,9 +97,10 @@ def student_page(record: StudentRecord, copies: set[str] = frozenset()) -> str:
                     if not note.startswith("ignored: "))
     shown = facts([("total", total_words(record)), ("date", record.date), ("GPU", gpu_words(record)),
                    ("input seed", record.seed), ("submission", record.submission),
-                   (f"${CLASS_VARIABLE}", "the folder above the submission, in the replay commands"),
+                   (f"${CLASS_VARIABLE}", f"{class_folder([record]) or 'the class folder'} (the replay commands name it so)"),
                    ("student code", record.sandbox)])
-    labs = "".join(lab_section(audience, record, entry, [c for c in concerns if folder in c.labs])
+    each = student_flags(record, grouped=False)
+    labs = "".join(lab_section(audience, record, entry, [c for c in each if folder in c.labs])
                    for folder, entry in record.labs.items())
     body = (f"{_links(record, copies)}<h1>{text(record.student)}</h1>{shown}{notes}{ignored}"
             f"{_flags_section(record, concerns)}"

@@ -71,7 +71,7 @@ def _ticks(low: float, high: float) -> list[float]:
     for steps in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), tuple(m / 10 for m in range(10, 100))):
         ticks = [round(m * 10 ** e, 6) for e in decades for m in steps if low <= m * 10 ** e <= high]
         if len(ticks) >= 3:
-            return ticks[:: max(1, len(ticks) // 8)]
+            return ticks[:: math.ceil(len(ticks) / 7)]
     return ticks
 
 
