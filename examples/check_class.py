@@ -318,8 +318,9 @@ def report_files(out: Path, names: list[str]) -> list[tuple[Path, str | None]]:
         relative = path.relative_to(out)
         if not path.is_file() or relative.parts[0] == "work" or any(part.startswith(".") for part in relative.parts):
             continue
-        if relative.parts[0] == "students" or relative.parts[:2] == ("report", "students"):
-            files.append((path, by_file.get(path.stem, path.stem)))   # students/<s>.json, report/students/<s>.html
+        if relative.parts[0] == "students" or relative.parts[:2] in (("report", "students"), ("report", "handouts")):
+            # students/<s>.json, and the class report's two pages of each student: the instructor's, the handout
+            files.append((path, by_file.get(path.stem, path.stem)))
         elif relative.parts[0] == "gradescope" and len(relative.parts) > 2:
             files.append((path, by_file.get(relative.parts[1], relative.parts[1])))
         else:

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Screenshots of a grading's class report (OUT/report/), as docs/ shows them: the class page's top
-and one student's page (at one lab's section with --lab), in headless chromium (examples/check_report.py opens it).
+(needs attention, the class summary) and one student's page (at one lab's section with --lab), in
+headless chromium (examples/check_report.py opens it).
 
     python3 examples/screenshot_report.py OUT_DIR STUDENT [--lab FOLDER] --out docs/images
 
-Writes report-class.png and report-student.png. Exit status 77 when no browser is here.
+Writes report-class.png and report-student.png. Exit status 77 when no browser is here. The
+pictures in docs/ are of the stored H100 records (grading/grader_tests/report_fixture.py --keep
+OUT, then `dave --lab 06_first_add`); after a new GPU grading of the example class
+(`bash examples/grade_class.sh example build/solutions`), the same command on
+build/solutions/grading-example draws them from it.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from .compile_view import rule_sentence
 from .diagnostics import first_error, public_folders, student_diagnostics
 from .flags import add_flag
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
+from .lab_flags import record_flags
 from .libraries import refusal_detail
 from .manifest import Lab, Manifest
 from .neighbours import Met, Neighbours
@@ -54,7 +55,7 @@ from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, re
 from .process import Stopping, stopping
 from .toolchain import CompileRun, sha256_of
 from .sanitizer_findings import CLEAN, HAZARDS, sanitizer_finding, self_test
-from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, test_verdict
+from .verdicts import COMPILE_ERROR, COMPILE_TIMED_OUT, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, test_verdict
 
 GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
@@ -311,6 +312,7 @@ class Grader:
         self._score(record)
         if earlier:
             self._carry_over(record, earlier)
+        record_flags(record)   # what the grader saw that an instructor should look at, as data in the record
         if stopping():   # a run killed by the stop is no verdict: the record stays incomplete, a rerun redoes it
             raise Stopping("the grader is stopping")
         record.complete = True
@@ -421,7 +423,7 @@ class Grader:
         entry.compile.refused = list(run.refused)
         if result.timed_out:
             entry.verdict = COMPILE_ERROR
-            entry.detail = f"the compiler did not finish within {timeout:.0f} s"
+            entry.detail = f"{COMPILE_TIMED_OUT} {timeout:.0f} s"
         elif result.output_limit:
             entry.verdict = COMPILE_ERROR
             entry.detail = "the compiler's output or the module exceeded the grader's size limit"
@@ -562,6 +564,8 @@ class Grader:
                 entry.sanitizer = SanitizerResult("run")
         if not self.sanitizer_ok or not passed:
             return
+        for entry in passed:   # the report says how many cases each tool ran
+            entry.sanitizer.cases = list(config["cases"])
         jobs = [(entry, tool) for entry in passed for tool in config["tools"] if self._intact(entry)]
 
         def run(job):
@@ -659,6 +663,7 @@ class Grader:
         record.labs = {folder: merged[folder] for folder in sorted(merged, key=lambda f: (f not in order,
                                                                                           order.index(f) if f in order else 0, f))}
         record.timings += [row for row in earlier.timings if row["lab"] in kept]
+        record.flags += [flag for flag in earlier.flags if flag.get("lab") in kept and flag not in record.flags]
         record.notes.append(f"kept from the earlier grading ({earlier.finished}): {', '.join(kept)}")
         record.total, record.max_total = scoring.student_total([e.score for e in record.labs.values()])
 

@@ -36,6 +36,7 @@ class SanitizerResult:
     status: str = ""                                     # "run", "skipped (...)", "not applicable ..."
     findings: list[dict] = field(default_factory=list)   # one per tool (sanitizer_findings.SanitizerFinding)
     hazards: dict[str, int] = field(default_factory=dict)
+    cases: list[str] = field(default_factory=list)       # the cases each tool ran ("TYPE PATTERN N", policy [sanitizer])
 
 
 @dataclass

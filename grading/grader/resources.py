@@ -118,11 +118,14 @@ def resource_failure(step: str, run: ProcessResult, check: TestCheck | None = No
     return found or (_unreadable(run) if step == SANITIZER else None)
 
 
+# In every retry note (lab_flags.py finds retries by it in records graded before flags were recorded).
+RETRIED = "while other students' runs shared the"
+
+
 def retry_note(what: str, failure: ResourceFailure, where: str, then: str) -> str:
     """The lab's note on a run harmed by a shared resource (`what`: "test run", ...; `where`: "GPU" or
     "machine"; `then`: "run again alone: PASSED", ...)."""
-    return (f"the first {what} failed for a resource ({failure.cause}) while other students' runs shared the "
-            f"{where}; {then}")
+    return f"the first {what} failed for a resource ({failure.cause}) {RETRIED} {where}; {then}"
 
 
 def _message(message: str) -> ResourceFailure | None:

@@ -15,7 +15,10 @@ from __future__ import annotations
 from .manifest import Lab
 from .policy import Policy
 from .records import LabScore
-from .verdicts import NOT_RUN, PASSED
+from .verdicts import COMPILE_ERROR, MISSING, NOT_RUN, PASSED
+
+# Why a lab that did not pass has no performance points, by its verdict (the tests' words otherwise).
+_NOT_PASSED = {MISSING: "the lab was not handed in", COMPILE_ERROR: "the lab did not compile"}
 
 
 def _round(value: float | None) -> float | None:
@@ -47,7 +50,7 @@ def score_lab(lab: Lab, policy: Policy, verdict: str, hazards: dict[str, int], r
         performance = 0.0
     elif verdict != PASSED:
         performance = 0.0
-        notes.append("no performance points: the lab did not pass its tests")
+        notes.append("no performance points: " + _NOT_PASSED.get(verdict, "the lab did not pass its tests"))
     elif not bench_ran:
         performance = None
         notes.append("performance not measured" + (f" ({bench_note})" if bench_note else ""))

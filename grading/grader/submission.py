@@ -27,6 +27,9 @@ MAX_IGNORED = 200
 MAX_WALKED = 5000              # entries looked at when listing what is ignored (a folder of millions stops here)
 MAX_DEPTH = 20
 MAX_LAB_FILE_BYTES = 1 << 20  # a lab file is a few KiB; a bigger one is not read into the grader
+# The lab note's first words when the submission changed the file outside its region (lab_flags.py
+# finds it there in records graded before flags were recorded).
+OUTSIDE_REGION_NOTE = "changes outside the STUDENT CODE region were ignored"
 
 
 class RegionError(ValueError):
@@ -75,8 +78,7 @@ def splice(skeleton_text: str, submitted_text: str, what: str) -> tuple[str, lis
                                          "skeleton (outside the region)", "submitted (outside the region)",
                                          n=0, lineterm=""))
         shown = diff[:24] + ([f"... {len(diff) - 24} more diff lines"] if len(diff) > 24 else [])
-        notes.append("changes outside the STUDENT CODE region were ignored (the official skeleton's text "
-                     "was used there):\n" + "\n".join(shown))
+        notes.append(f"{OUTSIDE_REGION_NOTE} (the official skeleton's text was used there):\n" + "\n".join(shown))
     region = submitted.region
     if region and not region.endswith("\n"):
         region += "\n"

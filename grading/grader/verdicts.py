@@ -32,6 +32,7 @@ LEGEND = ("P passed, W wrong answer, R runtime error, T timeout, C compile error
 
 EXIT_WATCHDOG = RUNNER_EXIT_WATCHDOG  # the runner's own per-call deadline
 NOT_IMPLEMENTED = "not implemented yet"
+COMPILE_TIMED_OUT = "the compiler did not finish within"   # a compile's detail, when it ran out of time
 
 
 @dataclass

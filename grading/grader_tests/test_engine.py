@@ -115,6 +115,13 @@ class TestExampleClass(GradingCase):
         self.assertIn("kBlockThreads = 1024", "\n".join(frank["labs"]["02_atomic"]["notes"]))
         self.assertEqual(frank["labs"]["02_atomic"]["verdict"], "PASSED")
 
+    def test_what_needs_attention_is_recorded_as_flags(self):
+        flags = {name: {(f["kind"], f["lab"]) for f in self.record(name)["flags"]} for name in ("frank", "carol", "erin")}
+        self.assertIn(("edit_outside_region", "02_atomic"), flags["frank"], "an edit outside the region, as data")
+        self.assertIn(("timeout", "05_sequential"), flags["carol"])
+        self.assertIn(("sanitizer_hazard", "07_last_warp"), flags["erin"])
+        self.assertFalse(any(kind == "edit_outside_region" for kind, _ in flags["carol"]))
+
     def test_scores_follow_the_policy(self):
         alice = self.record("alice")
         bonus = sum(lab["score"]["max"] for lab in alice["labs"].values() if lab["score"]["bonus"])
@@ -402,6 +409,8 @@ class TestLibraryReductions(GradingCase):
         self.assertEqual(labs["05_sequential"]["detail"], "uses <cub/device/device_reduce.cuh>: CUB is a library "
                                                           "reduction; lab 05 is your own reduction (policy [compile] allow_cccl)")
         self.assertEqual(labs["05_sequential"]["compile"]["refused"], ["cub/device/device_reduce.cuh"])
+        self.assertEqual({(f["kind"], f["lab"]) for f in self.record("lib")["flags"]},
+                         {("refused_header", "05_sequential"), ("refused_header", "09_shuffle")})
         self.assertFalse(labs["05_sequential"]["compile"]["ok"])
         self.assertEqual(labs["09_shuffle"]["verdict"], "COMPILE_ERROR")
         self.assertIn("uses <cooperative_groups/reduce.h>", labs["09_shuffle"]["detail"])

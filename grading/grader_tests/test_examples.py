@@ -158,10 +158,10 @@ class TestAttackClass(unittest.TestCase):
                 self.assertEqual(len(entry["accept"]), 1, f"a victim's outcome is fixed: {name}/{folder}")
 
     def test_the_attacks_on_the_clock_must_be_seen(self):
-        """Item 24's attackers pass their tests and must lose every performance point because the
+        """Item 27's attackers pass their tests and must lose every performance point because the
         grader saw the attack (a flag), not because they are slow."""
         for key, attacker in self.attackers().items():
-            if 24 not in attacker.items:
+            if 27 not in attacker.items:
                 continue
             for folder, hand_in in attacker.labs.items():
                 passing = [o for o in hand_in.outcomes if o.verdict == "PASSED"]

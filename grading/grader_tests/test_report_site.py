@@ -22,6 +22,7 @@ from grader.report_site.figures import clean_svg, load_figure
 HOSTILE = "<script>document.title='pwned'<\\script><img src=x onerror=alert(1)>&amp;"
 PRINTED = "</pre><script>alert(2)</script><iframe src=//evil.example></iframe>"
 LABS = [Lab("01_host_sum", "host_sum.cpp", "lab01_host_sum"), Lab("02_atomic", "atomic.cu", "lab02_atomic")]
+SEED = "1890510365997776856"
 
 
 class Elements(html.parser.HTMLParser):
@@ -51,7 +52,7 @@ def record(name: str, gpu: bool = True) -> StudentRecord:
                      score=LabScore(0.0, 10.0, None, 0.0, 0.0, 10.0))
     device = LabRecord("02_atomic", "atomic.cu", "lab02_atomic", verdict="PASSED" if gpu else "NOT_RUN",
                        score=LabScore(10.0, 10.0, 10.0, 10.0, 20.0, 20.0) if gpu else LabScore(max=20.0))
-    return StudentRecord(name, complete=True, date="2026-11-25", seed="7", sandbox="bubblewrap (test)",
+    return StudentRecord(name, complete=True, date="2026-11-25", seed=SEED, sandbox="bubblewrap (test)",
                          submission=f"/class/{name}",
                          labs={"01_host_sum": host, "02_atomic": device}, total=20.0 if gpu else None,
                          max_total=30.0, gpu_name="TEST GPU" if gpu else "")
@@ -91,10 +92,10 @@ class ReportSite(unittest.TestCase):
         rows = [attrs["data-name"] for tag, attrs in elements.tags if tag == "tr" and "data-name" in attrs]
         self.assertEqual(rows, self.names, "one row per student of the class, graded or not, in class order")
         links = [attrs["href"] for tag, attrs in elements.tags if tag == "a"]
-        students = [link for link in links if link.startswith("students/")]
+        students = {link.split("#")[0] for link in links if link.startswith("students/")}
         self.assertEqual(len(students), 2, "a page per graded student; 'late' is not graded yet")
         for link in students:
-            self.assertTrue((self.out / "report" / unquote(link.split("#")[0])).is_file(), link)
+            self.assertTrue((self.out / "report" / unquote(link)).is_file(), link)
 
     def test_a_lab_not_run_and_a_blank_total_stay_blank(self):
         hostile = next(path for path in self.pages()[1:] if "ann" not in path.name)
@@ -110,8 +111,9 @@ class ReportSite(unittest.TestCase):
         text = "".join(Elements(page).text)
         for shown in ("c001", "expected", "10", "9", "<b>", PRINTED):
             self.assertIn(shown, text)
-        self.assertIn("python3 grading/grade.py /class --student=ann --labs 01 --seed 7 ", text,
-                      "the replay command names the class folder, the student, the lab and the seed")
+        self.assertIn(f'python3 grading/grade.py "$CLASS" --student=ann --labs 01 --seed {SEED} --build-dir '
+                      "build/solutions --out replay --force --require-sandbox", text,
+                      "the replay command: the class folder, the student, the lab and the seed, sandboxed")
 
     def test_an_unchanged_page_is_not_rewritten_and_a_student_gone_loses_its_page(self):
         ann = self.out / "report" / "students" / "ann.html"
@@ -124,6 +126,7 @@ class ReportSite(unittest.TestCase):
         self.assertEqual(len(list((self.out / "report" / "students").glob("*.html"))), 2, "nothing removed")
         write_site(self.out, LABS, ["late"], [])
         self.assertEqual(list((self.out / "report" / "students").glob("*.html")), [])
+        self.assertEqual(list((self.out / "report" / "handouts").glob("*.html")), [])
 
 
 SVG = ('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '

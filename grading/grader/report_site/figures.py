@@ -1,10 +1,10 @@
-"""The class figures, inlined into the report as SVG.
+"""The figures of plots/reduction_plots.py, as the report copies them (report/plots/, copies.py).
 
-The figures are drawn by plots/reduction_plots.py from timings.csv, whose labels hold student names;
-matplotlib writes them as escaped XML text. The report still reads each file as XML and keeps only
-drawing: no script, no foreign HTML, no event handler, no link that leaves the figure. A figure is
-used only when it was drawn after the timings it shows (a figure older than timings.csv is a past
-run's), and one that is not XML is left out with a note.
+They are drawn from timings.csv, whose labels hold student names; matplotlib writes them as
+escaped XML text. The report still reads each SVG as XML and keeps only drawing: no script, no
+foreign HTML, no event handler, no link that leaves the figure. A figure is used only when it was
+drawn after the timings it shows (a figure older than timings.csv is a past run's), and one that
+is not XML is left out with a note.
 """
 
 from __future__ import annotations

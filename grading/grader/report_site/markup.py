@@ -15,7 +15,7 @@ import html
 from importlib import resources
 from urllib.parse import quote
 
-from ..verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER
+from ..verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, VERDICTS, WRONG_ANSWER
 
 STYLE = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
 SCRIPT = resources.files(__package__).joinpath("report.js").read_text(encoding="utf-8")
@@ -30,6 +30,7 @@ VERDICT_CLASS = {PASSED: "passed", WRONG_ANSWER: "failed", RUNTIME_ERROR: "faile
                  COMPILE_ERROR: "failed", MISSING: "missing", NOT_RUN: "not-run"}
 VERDICT_WORDS = {PASSED: "passed", WRONG_ANSWER: "wrong answer", RUNTIME_ERROR: "runtime error", TIMEOUT: "timeout",
                  COMPILE_ERROR: "compile error", MISSING: "missing", NOT_RUN: "not run (no GPU)"}
+VERDICT_RANK = {verdict: rank for rank, verdict in enumerate(VERDICTS)}   # the order a lab column sorts in
 
 
 
@@ -54,20 +55,46 @@ def verdict_letter(verdict: str | None, hazards: bool = False, impossible: bool 
     return letter + ("!" if hazards else "?" if impossible else "")
 
 
+def verdict_words(verdict: str | None, hazards: bool = False, refused: bool = False) -> str:
+    return (VERDICT_WORDS.get(verdict, "not graded") + ("; a sanitizer finding" if hazards else "")
+            + ("; a time the grader refused" if refused and not hazards else ""))
+
+
 def verdict_span(verdict: str | None, hazards: bool = False, impossible: bool = False) -> str:
     kind = VERDICT_CLASS.get(verdict, "missing")
-    words = VERDICT_WORDS.get(verdict, "not graded") + ("; sanitizer finding" if hazards else "")
-    return (f'<span class="verdict {kind}" title="{attribute(words)}">'
+    return (f'<span class="verdict {kind}" title="{attribute(verdict_words(verdict, hazards, impossible))}">'
             f"{text(verdict_letter(verdict, hazards, impossible))}</span>")
+
+
+def verdict_key(verdict: str | None, points: float | None) -> str:
+    """A lab cell's sort key: the verdicts' order (passed first, then wrong, ..., not run), the most
+    points first within one verdict; "" (last) where not graded."""
+    if verdict not in VERDICT_RANK:
+        return ""
+    return f"{VERDICT_RANK[verdict] * 1000 - (points or 0.0):g}"
 
 
 def pre(value: str, css: str = "") -> str:
     return f'<pre class="{attribute(css)}">{text(value)}</pre>' if value else ""
 
 
+def sort_header(label: str, kind: str = "text", css: str = "", attrs: str = "") -> str:
+    """A column header the script sorts by (`kind` "num" or "text") with a button: a click, Enter or
+    Space sorts. `label` is markup (the caller escaped it)."""
+    return (f'<th scope="col" data-sort="{attribute(kind)}" class="{attribute(css)}" aria-sort="none"{attrs}>'
+            f'<button type="button" class="sort">{label}</button></th>')
+
+
+def scroll(content: str, label: str, css: str = "") -> str:
+    """A wide table in a box of its own that scrolls sideways (the page never does), and takes the
+    keyboard's focus so it can be scrolled without a mouse."""
+    return (f'<div class="scroll {attribute(css)}" role="region" aria-label="{attribute(label)}" tabindex="0">'
+            f"{content}</div>")
+
+
 def page(title: str, body: str) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f'<meta http-equiv="Content-Security-Policy" content="{attribute(POLICY)}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{text(title)}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n{body}\n"
+            f"<title>{text(title)}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n"
             f"<script>{SCRIPT}</script>\n</body>\n</html>\n")

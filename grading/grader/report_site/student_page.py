@@ -1,131 +1,111 @@
-"""One student's page (OUT/report/students/<file name>.html): lab by lab, the verdict and why, the
-first failing case, the compiler's and the sanitizer's words, what the student's code printed, and
-its times against the reference's."""
+"""A student's page for the instructor (OUT/report/students/<file name>.html): what needs
+attention, the labs at a glance (with a figure of the same ratios), then lab by lab the verdict
+and why, the evidence and a replay command. The copy for the student is handout.py's."""
 
 from __future__ import annotations
 
-import shlex
-from pathlib import PurePath
-
-from ..records import LabRecord, StudentRecord
+from ..records import StudentRecord
 from ..reports import format_points, max_total_text
-from ..student_paths import student_file_name
 from ..verdicts import NOT_RUN
-from .figures import Figure
-from .markup import VERDICT_WORDS, href, page, pre, text, verdict_span
-
-SANITIZER_LINES = 12
-BENCHMARK_COLUMNS = (("type", "type", ""), ("n", "n", "num"), ("median_us", "median µs", "num"),
-                     ("ref_median_us", "reference µs", "num"), ("ratio_to_ref", "ratio", "num"),
-                     ("gbps", "GB/s", "num"), ("pct_roof", "% of read roof", "num"), ("status", "status", ""))
-
-
-def student_page_path(student: str) -> str:
-    """The page's path inside OUT/report/ (its name as the student's other files: student_paths.py)."""
-    return f"students/{student_file_name(student)}.html"
+from .attention import Concern, concern_rows, student_flags
+from .audience import Audience
+from .lab_section import lab_section
+from .markup import attribute, href, page, scroll, text, verdict_span
+from .paths import gradescope_copy_path, handout_path, record_copy_path, student_page_path  # noqa: F401
+from .replay import CLASS_VARIABLE, class_folder
+from .stats import shown_ratio
+from .summary import lab_title
+from .svg import Dot, figure, log_strip_svg
 
 
-def _points(entry: LabRecord) -> str:
-    score = entry.score
-    if score.total is None:
-        return "no points yet" if entry.verdict == NOT_RUN else ""
-    return (f"{format_points(score.total)} / {format_points(score.max)} points (correctness "
-            f"{format_points(score.correctness)} / {format_points(score.correctness_max)}, performance "
-            f"{format_points(score.performance)} / {format_points(score.performance_max)})"
-            + (", a bonus lab" if score.bonus else ""))
+def gpu_words(record: StudentRecord) -> str:
+    """The GPU the student's labs ran on: its name comes from the timing run, so a student with no
+    lab timed ran on a GPU still, unnamed."""
+    if record.gpu_name:
+        return record.gpu_name
+    if record.machine.get("gpu"):
+        return "a GPU (its name is recorded by the timing run, and no lab was timed)"
+    return "none: the GPU labs were not run"
 
 
-def replay_command(record: StudentRecord, entry: LabRecord) -> str:
-    """The command that grades this lab of this student again on the same inputs, into a folder of
-    its own (the class's OUT keeps its records)."""
-    class_folder = str(PurePath(record.submission).parent) if record.submission else "SUBMISSIONS"
-    # --student=NAME: a name that starts with '-' is no option; a whole value that is a name is never split at commas
-    return (f"python3 grading/grade.py {shlex.quote(class_folder)} {shlex.quote('--student=' + record.student)} "
-            f"--labs {entry.folder[:2]} --seed {record.seed} --build-dir build/solutions --out replay --force")
+def total_words(record: StudentRecord) -> str:
+    if record.total is not None:
+        return f"{format_points(record.total)} / {max_total_text(record)}"
+    not_run = ", ".join(folder for folder, entry in record.labs.items() if entry.verdict == NOT_RUN)
+    return f"incomplete: left blank ({not_run} not run: no GPU)"
 
 
-def _first_failure(record: StudentRecord, entry: LabRecord) -> str:
-    failure = (entry.tests.check or {}).get("first_failure")
-    if not isinstance(failure, dict):
-        return ""
-    rows = "".join(f"<tr><th>{text(name)}</th><td><code>{text(failure.get(key, ''))}</code></td></tr>"
-                   for key, name in (("case", "case"), ("what", "input"), ("expected", "expected"),
-                                     ("got", "got"), ("hint", "hint")) if failure.get(key))
-    replay = (f"<tr><th>replay</th><td><code>{text(replay_command(record, entry))}</code></td></tr>"
-              if record.seed else "")
-    return f'<table class="first-failure">{rows}{replay}</table>'
+def facts(pairs: list[tuple[str, str]]) -> str:
+    return '<dl class="facts">' + "".join(f"<div><dt>{text(k)}</dt><dd>{text(v)}</dd></div>" for k, v in pairs) + "</dl>"
 
 
-def _compile(entry: LabRecord) -> str:
-    parts = []
-    if entry.compile.refused:
-        parts.append(f"<p>Refused headers: {text(', '.join(entry.compile.refused))}</p>")
-    if entry.compile.output:
-        opened = "" if entry.compile.ok else " open"
-        parts.append(f"<details{opened}><summary>compiler output</summary>{pre(entry.compile.output)}</details>")
-    return "".join(parts)
-
-
-def _sanitizer(entry: LabRecord) -> str:
-    if not entry.sanitizer.findings:
-        return f'<p class="note">sanitizer: {text(entry.sanitizer.status)}</p>' if entry.sanitizer.status else ""
+def labs_overview(audience: Audience, record: StudentRecord) -> str:
+    """The labs at a glance, and the ratios of the timed ones in a figure: the same values."""
     rows = []
-    for finding in entry.sanitizer.findings:
-        report = "\n".join(str(line) for line in finding.get("report", [])[:SANITIZER_LINES])
-        rows.append(f"<tr><td>{text(finding.get('tool'))}</td><td>{text(finding.get('status'))}</td>"
-                    f"<td class=\"num\">{text(finding.get('count'))}</td><td>{text(finding.get('note'))}"
-                    f"{pre(report)}</td></tr>")
-    return ('<table class="sanitizer"><thead><tr><th>sanitizer</th><th>status</th><th class="num">findings</th>'
-            f'<th>report</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    for folder, entry in record.labs.items():
+        ratio = shown_ratio(entry.benchmark.ratio) if entry.benchmark.ratio is not None else ""
+        rows.append(f'<tr data-lab="{attribute(folder)}"><th scope="row"><a href="#lab-{attribute(folder)}">'
+                    f"{text(lab_title(folder))}</a></th><td>"
+                    f"{verdict_span(entry.verdict, bool(entry.sanitizer.hazards), entry.benchmark.time_refused)}</td>"
+                    f'<td class="num">{text(format_points(entry.score.total))}</td>'
+                    f'<td class="num">{text(format_points(entry.score.max))}</td>'
+                    f'<td class="num ratio" data-value="{ratio}">{ratio + "×" if ratio else ""}</td></tr>')
+    table = ('<table class="labs"><thead><tr><th scope="col">lab</th><th scope="col">verdict</th>'
+             '<th scope="col" class="num">points</th><th scope="col" class="num">of</th>'
+             f'<th scope="col" class="num">time / reference</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    timed = [(folder, entry.benchmark.ratio) for folder, entry in record.labs.items() if entry.benchmark.ratio is not None]
+    chart = ""
+    if timed:
+        dots = [Dot(ratio, shown_ratio(ratio), record.student, folder) for folder, ratio in timed]
+        desc = "; ".join(f"{folder}: {shown_ratio(ratio)}" for folder, ratio in timed)
+        svg = log_strip_svg([folder for folder, _ in timed], dots, "student-figure", "Time over the reference's, per lab",
+                            desc)
+        statistic = next((e.benchmark.statistic for e in record.labs.values() if e.benchmark.statistic), "median")
+        chart = figure(svg, f"The table's time / reference per timed lab ({text(statistic)} over the types and sizes "
+                            "timed), on a log scale: left of the dashed line is faster than the reference.", "student")
+    printed = (f"<details><summary>what {audience.code()} printed in its timing run</summary>"
+               f"<pre>{audience.text(record.benchmark.program_output)}</pre></details>"
+               if record.benchmark.program_output else "")
+    return f'{scroll(table, "labs")}{chart}{printed}'
 
 
-def _benchmark(entry: LabRecord) -> str:
-    benchmark = entry.benchmark
-    parts = []
-    if benchmark.rows:
-        head = "".join(f'<th class="{css}">{text(name)}</th>' for _, name, css in BENCHMARK_COLUMNS)
-        body = "".join("<tr>" + "".join(f'<td class="{css}">{text(row.get(key, ""))}</td>'
-                                        for key, _, css in BENCHMARK_COLUMNS) + "</tr>" for row in benchmark.rows)
-        parts.append(f'<table class="timings"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
-    if benchmark.ratio is not None:
-        parts.append(f"<p>Time over the reference's ({text(benchmark.statistic)}): {benchmark.ratio:.3f}&times;</p>")
-    for line in ([benchmark.note] if benchmark.note else []) + entry.score.notes + entry.notes:
-        parts.append(f'<p class="note">{text(line)}</p>')
-    return "".join(parts)
+def _links(record: StudentRecord, copies: set[str]) -> str:
+    links = [('<a href="../index.html">&larr; class report</a>'),
+             f'<a href="{href("../" + handout_path(record.student))}">the page to send to {text(record.student)}</a>']
+    for path, words in ((record_copy_path(record.student), "signed record (JSON)"),
+                        (gradescope_copy_path(record.student), "Gradescope results")):
+        if path in copies:
+            links.append(f'<a href="{href("../" + path)}">{text(words)}</a>')
+    return "<nav>" + " · ".join(links) + "</nav>"
 
 
-def _lab(record: StudentRecord, entry: LabRecord) -> str:
-    hazards = bool(entry.sanitizer.hazards)
-    heading = (f'<h3 id="lab-{text(entry.folder)}">{text(entry.folder)} '
-               f"{verdict_span(entry.verdict, hazards, entry.benchmark.time_refused)} "
-               f"{text(VERDICT_WORDS.get(entry.verdict, 'not graded'))}</h3>")
-    output = (f"<details><summary>what your code printed during its tests</summary>{pre(entry.tests.program_output)}"
-              "</details>" if entry.tests.program_output else "")
-    return (f'<section class="lab">{heading}<p>{text(_points(entry))}</p>{pre(entry.detail, "detail")}'
-            f"{_first_failure(record, entry)}"
-            f"{_compile(entry)}{_sanitizer(entry)}{output}{_benchmark(entry)}</section>")
+def _flags_section(record: StudentRecord, concerns: list[Concern]) -> str:
+    if not concerns:
+        body = '<p id="flags-none">None.</p>'
+    else:
+        rows = concern_rows(concerns, {record.student}, with_student=False)
+        body = scroll('<table class="attention"><thead><tr><th scope="col">what</th><th scope="col">lab</th>'
+                      f'<th scope="col">detail</th></tr></thead><tbody>{rows}</tbody></table>', "needs attention")
+    return f'<section id="flags" aria-labelledby="flags-heading"><h2 id="flags-heading">Needs attention</h2>{body}</section>'
 
 
-def student_page(record: StudentRecord, figure: Figure) -> str:
-    total = (f"{format_points(record.total)} / {max_total_text(record)}" if record.total is not None
-             else "incomplete: left blank (" + ", ".join(f for f, e in record.labs.items() if e.verdict == NOT_RUN)
-             + " not run: no GPU)")
-    facts = [("total", total), ("date", record.date), ("GPU", record.gpu_name or "none"), ("input seed", record.seed),
-             ("student code", record.sandbox), ("submission", record.submission)]
-    summary = "".join(f"<tr><td><a href=\"#lab-{text(folder)}\">{text(folder)}</a></td><td>"
-                      f"{verdict_span(entry.verdict, bool(entry.sanitizer.hazards), entry.benchmark.time_refused)}</td>"
-                      f'<td class="num">{text(format_points(entry.score.total))}</td>'
-                      f'<td class="num">{text(format_points(entry.score.max))}</td></tr>'
-                      for folder, entry in record.labs.items())
-    notes = "".join(f'<p class="note">{text(note)}</p>' for note in record.notes + record.benchmark.problems)
+def student_page(record: StudentRecord, copies: set[str] = frozenset()) -> str:
+    audience = Audience()
+    concerns = student_flags(record)
     ignored = f"<p>Files ignored: {text(', '.join(record.ignored))}</p>" if record.ignored else ""
-    printed = (f"<details><summary>what your code printed in its timing run</summary>"
-               f"{pre(record.benchmark.program_output)}</details>" if record.benchmark.program_output else "")
-    body = (f'<nav><a href="../index.html">&larr; class report</a></nav><h1>{text(record.student)}</h1>'
-            '<dl class="facts">' + "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in facts) + "</dl>"
-            f'{notes}{ignored}<table class="labs"><thead><tr><th>lab</th><th>verdict</th><th class="num">points</th>'
-            f'<th class="num">of</th></tr></thead><tbody>{summary}</tbody></table>'
-            + (f'<div class="figure" id="figure-student">{figure.svg}</div>' if figure.svg else
-               f'<p class="note">Figure: {text(figure.note)}</p>')
-            + printed + "".join(_lab(record, entry) for entry in record.labs.values()))
+    notes = "".join(f'<p class="note">{text(note)}</p>' for note in record.notes + record.benchmark.problems
+                    if not note.startswith("ignored: "))
+    shown = facts([("total", total_words(record)), ("date", record.date), ("GPU", gpu_words(record)),
+                   ("input seed", record.seed), ("submission", record.submission),
+                   (f"${CLASS_VARIABLE}", f"{class_folder([record]) or 'the class folder'} (the replay commands name it so)"),
+                   ("student code", record.sandbox)])
+    each = student_flags(record, grouped=False)
+    labs = "".join(lab_section(audience, record, entry, [c for c in each if folder in c.labs])
+                   for folder, entry in record.labs.items())
+    body = (f"{_links(record, copies)}<h1>{text(record.student)}</h1>{shown}{notes}{ignored}"
+            f"{_flags_section(record, concerns)}"
+            f'<section id="labs" aria-labelledby="labs-heading"><h2 id="labs-heading">Labs</h2>'
+            f"{labs_overview(audience, record)}</section>"
+            f'<section id="lab-by-lab" aria-labelledby="lab-by-lab-heading"><h2 id="lab-by-lab-heading">Lab by lab</h2>'
+            f"{labs}</section>")
     return page(f"{record.student}: reduction-labs report", body)
