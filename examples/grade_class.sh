@@ -4,6 +4,7 @@
 # (examples/check_report.py; skipped, saying why, where no browser is installed):
 #
 #   bash examples/grade_class.sh attacks|example BUILD_DIR
+#   REDUCTION_GRADE_ARGS="--in-flight 8" bash examples/grade_class.sh ...   # more options for grade.py
 #
 # The class is written from its recipes into BUILD_DIR/classes/<class>, the grading goes to
 # BUILD_DIR/grading-<class>. Without a GPU the check expects what a machine without one must give
@@ -27,7 +28,8 @@ rm -rf "$out"
 # The sandbox users' processes from before (another service's, another grading's): not this one's leftovers.
 running_before=$("$py" "$here/examples/check_class.py" --sandbox-pids || true)
 "$py" "$here/examples/with_session_key.py" -- \
-  "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox
+  "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox \
+  ${REDUCTION_GRADE_ARGS:-}
 status=$?
 if [ $status = 4 ]; then
   echo "SKIPPED: the $kind class is graded only in the sandbox (run as root with bubblewrap installed)"
