@@ -33,7 +33,7 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --operators LIST      also time the operators of the labs that have them (lab 12):
                         sum,product,min,max,moments or all; rows named 12.<operator>, timed
                         interleaved with lab 10's reference sum (load it: --labs 10,12), whose
-                        time their ratio column divides by
+                        time their `vs ref` column divides by
 )";
 
 std::size_t parse_size(const std::string& text) {
