@@ -177,7 +177,8 @@ def check_build_program(release: Release, words: list[str]) -> str:
     problem = unknown_options(release, [relative], words[1:])
     if not problem and name == "reduction_bench" and not placeholders(words):
         done = release.run([relative, *words[1:], "--dry-run"])
-        problem = "" if done.returncode == 0 else f"--dry-run: {(done.stdout + done.stderr)[-400:].strip()}"
+        errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        problem = "" if done.returncode == 0 else f"--dry-run: {' '.join(errors) or done.stdout[-400:].strip()}"
     return problem
 
 

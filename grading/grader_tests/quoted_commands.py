@@ -100,7 +100,7 @@ def quoted_commands(root: Path) -> list[Quoted]:
 
 
 def placeholders(words: list[str]) -> list[str]:
-    """The words of a command that stand for something the reader fills in (`NN`, `DIR`, `...`);
-    in `--name=VALUE` the value (a CMake `-DNAME=ON` is no placeholder)."""
+    """The words of a command that stand for something the reader fills in (`NN`, `DIR`, `...`,
+    `COPY/build`); in `--name=VALUE` the value (a CMake `-DNAME=ON` is no placeholder)."""
     return [word for word in words if not word.startswith("-D")
-            and PLACEHOLDER.search(word.split("=", 1)[-1].strip("'\""))]
+            and any(PLACEHOLDER.search(part) for part in word.split("=", 1)[-1].strip("'\"").split("/"))]

@@ -66,8 +66,9 @@ class FindingTest(unittest.TestCase):
 
     def test_placeholders_are_named_and_flags_are_not(self):
         self.assertEqual(placeholders(["reduction_bench", "--labs", "NN", "--out", "DIR", "--csv=FILE.csv",
-                                       "-DREDUCTION_BUILD_SOLUTIONS=ON", "-L", "labNN", "-N", "2^24"]),
-                         ["NN", "DIR", "--csv=FILE.csv", "labNN"])
+                                       "-DREDUCTION_BUILD_SOLUTIONS=ON", "-L", "labNN", "-N", "2^24",
+                                       "--student-dir", "COPY/build/student/labs", "build/student/labs"]),
+                         ["NN", "DIR", "--csv=FILE.csv", "labNN", "COPY/build/student/labs"])
 
 
 class FakeReleaseCheckTest(unittest.TestCase):
