@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""CI: the release README's commands work in a release. Builds a student release without the
-compiled references (release.py --no-modules) in a temporary folder and runs each command of the
-first bash block of its README.md there, as a student would on day one. A command passes when it
-exits 0, or when the only tests that failed are unstarted labs saying "not implemented yet"
-(a fresh release's labs are skeletons; without a GPU only lab 01 runs, the rest skip).
+"""CI: the release's commands work in a release. Builds a student release without the compiled
+references (release.py --no-modules) in a temporary folder and runs each command of the first bash
+block of its README.md there, as a student would on day one. A command passes when it exits 0, or
+when the only tests that failed are unstarted labs saying "not implemented yet" (a fresh release's
+labs are skeletons; without a GPU only lab 01 runs, the rest skip). Then every other command the
+release's texts quote is checked in that built release, as far as a machine without a GPU can
+(.ci/release_commands.py: presets, scripts, programs, their options, the tests they select).
 
     python3 .ci/release_run.py
 """
@@ -14,6 +16,9 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from release_commands import check_release, report  # noqa: E402
 FAILED_TEST = re.compile(r"^\s*\d+ - (\S+) \(Failed\)", re.MULTILINE)
 
 
@@ -51,8 +56,8 @@ def main() -> int:
                 print(f"release_run: exit {run.returncode}: {why}")
                 if not ok:
                     return 1
-        print("release_run: every README command ran in the release as a student would run it")
-        return 0
+        print("release_run: every README command ran in the release as a student would run it", flush=True)
+        return report(check_release(release), "release_run")
 
 
 if __name__ == "__main__":

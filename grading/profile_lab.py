@@ -6,7 +6,9 @@
 
 Runs `ncu` (clocks left as they are: --clock-control none) on `reduction_bench --run-once`, which
 calls the lab once, and prints for each kernel the lesson's metrics in plain words beside their
-ncu names; --who both prints your build and the reference side by side.
+ncu names; --who both prints your build and the reference side by side. Only kernels whose name
+contains `reduce_` are profiled (ncu --kernel-name regex:reduce_): name yours reduce_<something>,
+as the lab texts do, or this finds none (CUB's kernels and the harness's own are left out so).
 """
 import argparse
 import csv
@@ -19,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grader.benchmark import parse_size  # noqa: E402  (the one size syntax: 2^24, 16777216, 1e6)
+from grader.manifest import WHERE_THE_REFERENCES_ARE  # noqa: E402
 
 # (plain words, ncu metric or derived key, unit, labs whose lesson it is; None: every lab)
 ROWS = [
@@ -161,7 +164,8 @@ def profile(ncu, bench, lab, who, module_dirs, n, type_):
         sys.exit(f"error: ncu failed ({result.returncode}):\n{result.stderr[-3000:]}")
     kernels = parse_ncu_csv(result.stdout)
     if not kernels:
-        sys.exit("error: ncu profiled no kernel named reduce_*: " + result.stdout[-2000:])
+        sys.exit("error: ncu profiled no kernel whose name contains reduce_ (the only ones this profiles: name "
+                 "your kernels reduce_<something>): " + result.stdout[-2000:])
     return kernels
 
 
@@ -190,7 +194,8 @@ def print_table(lab_number, columns):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="Only kernels whose name contains reduce_ are profiled: name yours so.")
     parser.add_argument("--lab", required=True, help="lab number, e.g. 05")
     parser.add_argument("--build-dir", default="build/student")
     parser.add_argument("--who", choices=["student", "reference", "both"], default="student")
@@ -220,8 +225,8 @@ def main(argv=None):
     n = parse_size(args.n)
     columns = []
     for who in (["student", "reference"] if args.who == "both" else [args.who]):
-        if who == "reference" and not dirs["reference"]:
-            sys.exit("error: no reference modules in this build (configure with -DREDUCTION_BUILD_SOLUTIONS=ON)")
+        if who == "reference" and not os.path.isdir(dirs["reference"]):
+            sys.exit(f"error: no reference modules in {dirs['reference'] or 'this build'}. {WHERE_THE_REFERENCES_ARE}")
         kernels = profile(ncu, bench, lab, who, dirs, n, args.type)
         columns.append((who, [(k.get("Kernel Name", "?"), kernel_values(k)) for k in kernels]))
     print(f"lab {lab}, n = {n}, {args.type}; ncu --clock-control none (clocks as they are)")

@@ -1,5 +1,6 @@
-"""Draw the reduction-labs figures (by lab, speedup ladder, per student, size sweep, status, leaderboard) from a
-timings CSV: the command line. Loading is plotting/timings.py, each figure its own module."""
+"""Draw the reduction-labs figures (by lab, speedup ladder, per student, size sweep, status, leaderboard; on
+request lab 10's coarsening study) from a timings CSV: the command line. Loading is plotting/timings.py, each
+figure its own module."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import sys
 
 from plotting.by_lab import plot_by_lab
+from plotting.coarsening import plot_coarsening
 from plotting.file_names import student_file_name
 from plotting.ladder import plot_ladder
 from plotting.leaderboard import DEFAULT_TOP, plot_leaderboard
@@ -22,6 +24,8 @@ from plotting.timings import (DEFAULT_N, add_grader_verdicts, DEFAULT_TYPE, ELEM
 import matplotlib  # noqa: E402
 
 FIGURES = ("status", "by-lab", "ladder", "per-student", "sweep", "leaderboard")
+# Drawn only when named: their rows come from one study's CSV, not from a class or a benchmark run.
+ON_REQUEST = ("coarsening",)
 FORMATS = ("png", "svg", "pdf")
 
 
@@ -61,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("timings", help="timings.csv from a grading run or a student benchmark")
     parser.add_argument("--out", required=True, help="directory for the figures (created if missing)")
     parser.add_argument("--json", help="run metadata sidecar (default: the CSV's stem + .json, if present)")
-    parser.add_argument("--figures", type=_comma_list(FIGURES), help=f"subset of {','.join(FIGURES)} (default: all)")
+    parser.add_argument("--figures", type=_comma_list(FIGURES + ON_REQUEST),
+                        help=f"subset of {','.join(FIGURES)} (default: all), or {','.join(ON_REQUEST)} "
+                             "(lab 10's coarsening study: grading/coarsening_study.py)")
     parser.add_argument("--n", type=_element_count, default=DEFAULT_N, help="size for by-lab/ladder/per-student")
     parser.add_argument("--type", dest="dtype", choices=sorted(ELEMENT_BYTES), default=DEFAULT_TYPE)
     parser.add_argument("--anonymize", action="store_true", help="show students as 'student 1..k' (sorted order)")
@@ -90,6 +96,8 @@ def _figures_for(name, rows, args, info):
         yield "sweep", plot_sweep(rows, dtype=args.dtype, labs=args.labs, metric=args.metric, info=info)
     elif name == "leaderboard":  # never a name, with or without --anonymize
         yield "leaderboard", plot_leaderboard(rows, top=args.top, **common)
+    elif name == "coarsening":
+        yield f"coarsening_{args.dtype}", plot_coarsening(rows, dtype=args.dtype, info=info)
 
 
 def _run(args) -> list[str]:

@@ -17,11 +17,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 namespace reduction::bench {
 namespace {
@@ -73,6 +77,35 @@ std::vector<LabPair> load_labs(const Options& options) {
     labs.push_back(std::move(pair));
   }
   return labs;
+}
+
+// --dry-run: the options parsed and the modules each lab would load, found but not loaded, and no
+// GPU touched: how a check of the course's texts (.ci/release_commands.py) tests a quoted
+// benchmark command on a machine without a GPU. Exit 2 when a module the run needs is missing.
+int dry_run(const Options& options) {
+  const auto students = find_modules(options.student_dir);
+  const auto references = find_modules(options.reference_dir);
+  const bool times_yours = !options.references_only && !options.aa_check;
+  std::vector<int> numbers = options.labs, missing;
+  if (numbers.empty())
+    for (const auto& [number, path] : (times_yours ? students : references)) numbers.push_back(number);
+  std::cout << "dry run: " << numbers.size() << " lab(s), " << options.sizes.size() << " size(s), "
+            << options.types.size() << " type(s), " << options.operators.size() << " operator(s); nothing timed\n";
+  int status = 0;
+  if (numbers.empty()) std::cout << "no lab to time: no module in " << (times_yours ? options.student_dir : options.reference_dir) << "\n";
+  for (int number : numbers) {
+    const auto yours = students.find(number);
+    const auto reference = references.find(number);
+    std::cout << "lab " << (number < 10 ? "0" : "") << number << ": yours "
+              << (!times_yours ? "not timed" : yours == students.end() ? "MISSING" : yours->second.string())
+              << "; reference " << (reference == references.end() ? "none" : reference->second.string()) << "\n";
+    if (times_yours && yours == students.end()) status = 2;
+    if (reference == references.end()) missing.push_back(number);
+  }
+  if (const auto note = missing_references_note(missing, options.reference_dir); !note.empty())
+    std::cout << "note: " << note << "\n";
+  if (status != 0) std::cerr << "error: a lab to time has no module in " << options.student_dir << "\n";
+  return status;
 }
 
 // After the table: which labs were timed without a reference, and where the references are.
@@ -337,6 +370,17 @@ class Bench {
 };
 
 // Each module called once per (type, n), nothing else launched: what a profiler should see.
+// "16777216 (0x4b800000)": a result with the bits of its representation.
+template <typename T>
+std::string value_and_bits(T value) {
+  static_assert(sizeof(T) == sizeof(std::uint32_t));
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  std::ostringstream text;
+  text << std::setprecision(9) << value << " (0x" << std::hex << std::setw(8) << std::setfill('0') << bits << ")";
+  return text.str();
+}
+
 template <typename T>
 void run_each_once(const std::vector<LabPair>& labs, std::size_t n) {
   Workload<T> work(n);
@@ -353,8 +397,12 @@ void run_each_once(const std::vector<LabPair>& labs, std::size_t n) {
       } else {
         result = module->sum<T>(work.host.data(), n, &got, nullptr, 0, nullptr);
       }
+      // The value with its bits: two runs of this command show whether a lab's float sum is the
+      // same bit for bit from call to call (lab 04's "Think about it").
       std::cout << module->path() << " n=" << n << ": "
-                << (result.ok() ? (work.matches(got, *module) ? "correct" : "WRONG") : result.message) << "\n";
+                << (result.ok() ? (work.matches(got, *module) ? "correct" : "WRONG") : result.message);
+      if (result.ok()) std::cout << ", sum " << value_and_bits(got);
+      std::cout << "\n";
     }
   }
 }
@@ -435,6 +483,7 @@ int run_without_gpu(const Options& options, const std::vector<LabPair>& labs) {
 int run(int argc, char** argv) {
   const auto options = parse_options(argc, argv);
   if (!options) return 0;
+  if (options->dry_run) return dry_run(*options);
   const auto labs = load_labs(*options);
   if (!cuda_device_available()) return run_without_gpu(*options, labs);
   if (options->run_once) {

@@ -26,12 +26,14 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --json FILE           write device info, clocks, versions and results as JSON here
   --aa                  A/A check: the reference timed as "student" and as "reference"
   --no-cub              skip the CUB row
-  --run-once            call each module once per size and type, untimed (for ncu: see
-                        grading/profile_lab.py)
+  --run-once            call each module once per size and type, untimed, and print each
+                        result with its bits (for ncu: see grading/profile_lab.py)
+  --dry-run             check the options and list the modules each lab would load, then
+                        stop: nothing loaded, timed or run on a GPU
   --operators LIST      also time the operators of the labs that have them (lab 12):
                         sum,product,min,max,moments or all; rows named 12.<operator>, timed
                         interleaved with lab 10's reference sum (load it: --labs 10,12), whose
-                        time their ratio column divides by
+                        time their `vs ref` column divides by
 )";
 
 std::size_t parse_size(const std::string& text) {
@@ -102,6 +104,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
     else if (arg == "--aa") options.aa_check = true;
     else if (arg == "--no-cub") options.with_cub = false;
     else if (arg == "--run-once") options.run_once = true;
+    else if (arg == "--dry-run") options.dry_run = true;
     else if (arg == "--operators") options.operators = parse_operators(value());
     else throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
   }

@@ -23,6 +23,7 @@ struct Options {
   bool references_only = false;          // no student build: references, CUB and roof only
   bool with_cub = true;
   bool run_once = false;                 // one call per module, no timing: for the profiler
+  bool dry_run = false;                  // parse, list the modules, exit: no module loaded, no GPU
   std::vector<ReductionOperator> operators;  // lab 12's operators to time too (--operators)
 };
 

@@ -20,12 +20,15 @@ std::string lab_list(const std::vector<int>& numbers) {
 
 std::string missing_references_note(const std::vector<int>& lab_numbers, const std::string& reference_dir) {
   if (lab_numbers.empty()) return "";
+  // The route keeps a student build a student's: it reads references built elsewhere, and never
+  // builds solutions/ itself (that would make it the instructor build, with its tests).
   const std::string where =
-      "; get them from the solutions preset of the course repository (-DREDUCTION_BUILD_SOLUTIONS=ON) or the "
-      "student release's reference/ (its student preset uses it), or pass --reference-dir DIR";
+      "; the student release's student preset takes them from its reference/; in the course repository, "
+      "build the solutions preset once (cmake --preset solutions && cmake --build --preset solutions) and the "
+      "student preset takes them from build/solutions/solutions; or pass --reference-dir DIR";
   std::string why;
   if (reference_dir.empty()) {
-    why = "this build has no reference modules (a student build of the course repository builds none)";
+    why = "this build has no reference modules";
   } else if (!std::filesystem::is_directory(reference_dir)) {
     why = "the reference folder " + reference_dir + " is not there";
   } else {

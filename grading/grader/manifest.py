@@ -17,6 +17,13 @@ from pathlib import Path
 
 MANIFEST_NAME = "reduction_labs.json"
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx")  # a lab written for the host (lab 01); GPU labs are .cu
+# Where a student build finds the compiled references. Never "build the solutions into it": that
+# makes a student's tree the instructor build (its sanitize tests then check the references, and
+# the instructor tests join it). The benchmark says the same (common/bench/reference_note.cpp).
+WHERE_THE_REFERENCES_ARE = (
+    "The student release's student preset takes the references from its reference/; in the course repository, "
+    "build the solutions preset once (cmake --preset solutions && cmake --build --preset solutions) and the "
+    "student preset takes them from build/solutions/solutions.")
 
 
 class GraderError(Exception):
@@ -173,4 +180,4 @@ def check_programs(manifest: Manifest) -> None:
         reference = manifest.reference_module(lab)
         if reference is None or not reference.is_file():
             raise GraderError(f"{reference or lab.module_file}: no reference module for {lab.folder} (the checker takes "
-                              "float tolerances and lab identity from it; configure with -DREDUCTION_BUILD_SOLUTIONS=ON)")
+                              f"float tolerances and lab identity from it). {WHERE_THE_REFERENCES_ARE}")

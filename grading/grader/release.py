@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -46,8 +47,11 @@ INSTRUCTOR_DOCS = ("grading/README.md", "docs/grading-at-scale.md", "docs/gradin
 # benchmark (they need examples/), the test fixtures (full lab implementations, e.g. the
 # deliberately racy lab 07, that give solutions away) and the host replays of the references'
 # combine orders (the solutions' algorithms, restated).
+# The device check is the instructors' one call on a GPU machine: it builds the solutions preset,
+# which a release does not have.
 RELEASE_EXCLUDE = ("grading/release.py", "grading/grader_tests", "grading/bench_throughput.py",
-                   "grading/tests/fixtures", "grading/tests/solution_replays", "grading/skeletons")
+                   "grading/tests/fixtures", "grading/tests/solution_replays", "grading/skeletons",
+                   "grading/device_check.sh")
 SKIP_NAMES = {"__pycache__", ".pytest_cache", ".DS_Store"}
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp")
 GRADER_CMAKE_MARKER = "# ---- grader (instructor only: not in the student release) ----"
@@ -203,6 +207,30 @@ def student_presets(presets: dict, reference_dir: str = "${sourceDir}/reference"
     return result
 
 
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+MARKDOWN_LINK = re.compile(r"(!?\[[^\]\n]*\]\(\s*<?)([^)\s>#]+)")
+URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def rebase_links(text: str, source: str, target: str) -> str:
+    """A Markdown text moved from folder `source` to folder `target` (both relative to the tree):
+    each relative link of its prose rewritten to lead where it led before. The students' README is
+    written in docs/student/ (its links work in this repository) and becomes the release's top
+    README.md."""
+    def rebase(match: re.Match) -> str:
+        link = match.group(2)
+        if URL.match(link) or link.startswith("/"):
+            return match.group(0)
+        moved = os.path.relpath(os.path.normpath(os.path.join(source, link)), target or ".")
+        return match.group(1) + Path(moved).as_posix()
+
+    pieces, last = [], 0
+    for fence in FENCE.finditer(text):  # links inside code blocks are code, not links
+        pieces += [MARKDOWN_LINK.sub(rebase, text[last:fence.start()]), fence.group(0)]
+        last = fence.end()
+    return "".join(pieces + [MARKDOWN_LINK.sub(rebase, text[last:])])
+
+
 def student_grading_cmake(text: str) -> str:
     """grading/CMakeLists.txt without the instructor-only grader block (its tests need examples/)."""
     if GRADER_CMAKE_MARKER in text:
@@ -240,7 +268,8 @@ def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, r
             shutil.copytree(source, out / name, ignore=ignore, dirs_exist_ok=True)
         elif source.is_file():
             shutil.copy2(source, out / name)
-    shutil.copy2(repo / STUDENT_README, out / "README.md")
+    readme = (repo / STUDENT_README).read_text(encoding="utf-8")
+    (out / "README.md").write_text(rebase_links(readme, str(Path(STUDENT_README).parent), ""), encoding="utf-8")
     grading = out / "grading"
     shutil.copytree(repo / "grading", grading, ignore=ignore)
     cmake = grading / "CMakeLists.txt"

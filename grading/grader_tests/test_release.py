@@ -11,7 +11,7 @@ from pathlib import Path
 from grader_tests.helpers import REPO
 from grader_tests.markdown_links import broken_links
 from grader.checkout import checkout_problem
-from grader.release import (GRADER_CMAKE_MARKER, INSTRUCTOR_DOCS, make_release, release_leaks,
+from grader.release import (GRADER_CMAKE_MARKER, INSTRUCTOR_DOCS, make_release, rebase_links, release_leaks,
                             student_grading_cmake, student_presets)
 
 SKELETON = """#include <reduction/lab.hpp>
@@ -151,6 +151,19 @@ class TestReleaseParts(unittest.TestCase):
         self.assertEqual(student["cacheVariables"]["REDUCTION_REFERENCE_DIR"], "${sourceDir}/reference")
         self.assertEqual(student["cacheVariables"]["REDUCTION_BUILD_SOLUTIONS"], "OFF")
 
+    def test_links_are_rebased_when_a_text_moves_up_and_code_is_left_alone(self):
+        text = ("Start with [lab 01](../../labs/01_host_sum/README.md#your-task), see [the harness](../harness.md)\n"
+                "and [the site](https://example.com/x.md); ![a figure](img/a.png)\n"
+                "```\n[not a link](../../labs/x.md)\n```\n")
+        self.assertEqual(rebase_links(text, "docs/student", ""),
+                         "Start with [lab 01](labs/01_host_sum/README.md#your-task), see [the harness](docs/harness.md)\n"
+                         "and [the site](https://example.com/x.md); ![a figure](docs/student/img/a.png)\n"
+                         "```\n[not a link](../../labs/x.md)\n```\n")
+
+    def test_the_students_readme_links_work_in_this_repository_too(self):
+        # Written in docs/student/, it is read there by instructors; the release moves it to the top.
+        self.assertEqual(broken_links(REPO / "docs" / "student"), [])
+
     def test_the_grader_block_is_cut_from_the_grading_cmake(self):
         text = "add_test(NAME harness.cpu COMMAND x)\n\n" + GRADER_CMAKE_MARKER + "\nadd_test(NAME grader.unit)\n"
         self.assertEqual(student_grading_cmake(text), "add_test(NAME harness.cpu COMMAND x)\n")
@@ -170,7 +183,8 @@ class TestRealRelease(unittest.TestCase):
                               or f == "grading/release.py"])
             self.assertNotIn(GRADER_CMAKE_MARKER, (out / "grading" / "CMakeLists.txt").read_text(encoding="utf-8"))
             self.assertEqual((out / "README.md").read_text(encoding="utf-8"),
-                             (REPO / "docs" / "student" / "README.md").read_text(encoding="utf-8"))
+                             rebase_links((REPO / "docs" / "student" / "README.md").read_text(encoding="utf-8"),
+                                          "docs/student", ""))
             self.assertFalse([f for f in files if f.startswith("docs/student/") or f == "tools/grade-example.sh"])
 
     def test_every_relative_link_of_the_release_leads_somewhere_in_it(self):

@@ -16,11 +16,13 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 TEST(MissingReferencesNote, IsEmptyWhenEveryLabHasAReference) { EXPECT_EQ(missing_references_note({}, ""), ""); }
 
 TEST(MissingReferencesNote, InAStudentBuildSaysItHasNoneAndWhereTheyAre) {
-  // A student build of the course repository: no reference folder at all (the student preset).
+  // A build with no reference folder at all (--reference-dir "", as bench.says_where_the_references_are runs it).
   const std::string note = missing_references_note({1}, "");
   EXPECT_TRUE(starts_with(note, "no reference time for lab 01: this build has no reference modules")) << note;
-  EXPECT_TRUE(has(note, "solutions preset") && has(note, "-DREDUCTION_BUILD_SOLUTIONS=ON")) << note;
-  EXPECT_TRUE(has(note, "student release's reference/")) << note;
+  EXPECT_TRUE(has(note, "build the solutions preset once") && has(note, "build/solutions/solutions")) << note;
+  // Never the advice to build the solutions into a student's tree: that makes it the instructor build.
+  EXPECT_FALSE(has(note, "REDUCTION_BUILD_SOLUTIONS")) << note;
+  EXPECT_TRUE(has(note, "student release's student preset takes them from its reference/")) << note;
   EXPECT_TRUE(has(note, "--reference-dir DIR")) << note;
   EXPECT_FALSE(has(note, "\n")) << "one line: " << note;
 }

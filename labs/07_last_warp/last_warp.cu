@@ -27,8 +27,9 @@ static_assert(kBlockThreads >= 2 * kWarpThreads && (kBlockThreads & (kBlockThrea
 //   the other, and lane 0 writes the block's total. The launcher is lab 06's (reduce_in_passes).
 //   Constraint: correct on Volta and later, where the lanes of a warp may drift apart. In each
 //   warp step a lane reads its partner into a register, then __syncwarp(), then stores its own
-//   slot, then __syncwarp() again. `volatile` alone is the classic version, and it is a race
-//   (see the README): compute-sanitizer --tool racecheck must report nothing.
+//   slot, then __syncwarp() again (the last step, offset 1, stores nothing: nobody reads the
+//   slots after it, so it needs no barrier). `volatile` alone is the classic version, and it is
+//   a race (see the README): compute-sanitizer --tool racecheck must report nothing.
 //   About 50 lines: a device function for the warp stage (~25, most of them the six steps), and
 //   the lab 06 kernel and launcher with the new loop bound.
 //   Tip: keep the warp stage inside `if (tid < kWarpThreads)` and let all 32 lanes run every

@@ -21,7 +21,7 @@ namespace {
 [[maybe_unused]] constexpr int kBlockWarps = kBlockThreads / kWarpThreads;
 [[maybe_unused]] constexpr unsigned kFullWarp = 0xffffffffu;
 [[maybe_unused]] constexpr int kVectorItems = 4;  // elements per 16-byte load (int4, float4)
-// The coarsening factor: 16-byte loads each thread issues back to back (all in flight at once)
+// U, the loads in flight: 16-byte loads each thread issues back to back (all in flight at once)
 // per round of its grid-stride loop, each feeding its own accumulator. Try 1, 2, 4, 8.
 [[maybe_unused]] constexpr int kVectorsPerThread = 4;
 // Blocks of the first kernel per SM: all resident at once (__launch_bounds__ holds the compiler

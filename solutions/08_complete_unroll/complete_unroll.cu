@@ -22,19 +22,32 @@ namespace {
 // SMs), so below it the launcher halves the block size, which doubles the number of blocks.
 [[maybe_unused]] constexpr std::size_t kFewestBlocks = 256;
 
-// The block size for n elements: kBlockThreads, halved (down to kMinBlockThreads) while the
-// grid would have fewer than kFewestBlocks blocks of 2 * block size elements. Every thread still
-// adds two elements, so a smaller block does not add threads: it spreads the same threads over
-// more SMs and gives each block a shorter tree. It picks 64 up to n = 65280, 128 up to 130560,
-// 256 beyond.
-constexpr unsigned block_threads_for(std::size_t num_items) {
+// The rule: kBlockThreads, halved (down to kMinBlockThreads) while the grid would have fewer
+// than kFewestBlocks blocks of 2 * block size elements. Every thread still adds two elements, so
+// a smaller block does not add threads: it spreads the same threads over more SMs and gives each
+// block a shorter tree. It picks 64 up to n = 65280, 128 up to 130560, 256 beyond.
+constexpr unsigned block_threads_by_rule(std::size_t num_items) {
   unsigned threads = kBlockThreads;
   while (threads > kMinBlockThreads && reduction::ceil_div(num_items, 2 * threads) < kFewestBlocks)
     threads /= 2;
   return threads;
 }
-static_assert(block_threads_for(1) == 64 && block_threads_for(65535) == 128 &&
-              block_threads_for(std::size_t{1} << 24) == 256);
+static_assert(block_threads_by_rule(1) == 64 && block_threads_by_rule(65535) == 128 &&
+              block_threads_by_rule(std::size_t{1} << 24) == 256);
+
+// The README's block-size study: 0 lets the rule pick; 64, 128, 256, 512 or 1024 forces that size
+// for every n. Set it, rebuild, time, and set it back to 0: the grader compiles your region into
+// its own copy of this file, where it is 0.
+constexpr unsigned kStudyBlockThreads = 0;
+static_assert(kStudyBlockThreads == 0 ||
+                  (kStudyBlockThreads >= kMinBlockThreads && kStudyBlockThreads <= kMaxBlockThreads &&
+                   (kStudyBlockThreads & (kStudyBlockThreads - 1)) == 0),
+              "kStudyBlockThreads: 0, or a power of two from 64 to 1024");
+
+// The block size of a call on n elements: the launcher dispatches on it.
+constexpr unsigned block_threads_for(std::size_t num_items) {
+  return kStudyBlockThreads != 0 ? kStudyBlockThreads : block_threads_by_rule(num_items);
+}
 
 // ==== BEGIN STUDENT CODE ====
 // Fixes: the loop over the tree levels and its run-time tests (`s > 32`, `s >>= 1`, the branch

@@ -14,7 +14,8 @@ void register_lab10_tests(const LabModule& lab, const LabRunner& runner);
 void register_lab11_tests(const LabModule& lab, const LabRunner& runner);
 
 // Float results bitwise identical over kDeterminismCalls calls, at kDeterminismSizes: what
-// REDUCTION_LAB_FLOAT_DETERMINISTIC promises. `suite` is the lab's ("Lab10").
+// REDUCTION_LAB_FLOAT_DETERMINISTIC promises; registered for every GPU lab that declares it.
+// `suite` is the lab's ("Lab10").
 void register_float_determinism_tests(const LabModule& lab, const LabRunner& runner, const std::string& suite);
 // Right sums when d_in is 1-3 elements past a 16-byte boundary (labs with 16-byte loads).
 void register_unaligned_input_tests(const LabModule& lab, const LabRunner& runner, const std::string& suite);
