@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checks import TestCheck, TimingCheck, parse_device_check, parse_test_check, parse_timing_check
+from .cpu_share import TIMING, CpuShare
 from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
@@ -72,8 +73,9 @@ class Toolchain:
     """Runs the real tools of one build tree; student code under `sandbox`."""
 
     def __init__(self, manifest: Manifest, sandbox: Sandbox | None = None, limits: Limits | None = None,
-                 allow_cccl: bool = False):
+                 allow_cccl: bool = False, cpu_share: CpuShare | None = None):
         self.manifest = manifest
+        self.cpu_share = cpu_share or CpuShare.off("not asked for")   # each student's runs in its cgroup
         self.sandbox = sandbox or Sandbox(False, "no sandbox given")
         self.limits = limits or Limits()
         self.allow_cccl = allow_cccl
@@ -126,7 +128,7 @@ class Toolchain:
         return self.sanitizer_path() is not None
 
     def sandbox_status(self) -> str:
-        return self.sandbox.describe()
+        return f"{self.sandbox.describe()}, {self.cpu_share.describe()}"
 
     # ---- running
 
@@ -134,11 +136,12 @@ class Toolchain:
         return run_process(argv, timeout)
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
-                   channel: Channel | None = None, cpu: int | None = None) -> ProcessResult:
+                   channel: Channel | None = None, cpu: int | None = None, group=None) -> ProcessResult:
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
         with self.sandbox.run_user() as user:   # a uid of its own for this run, released when it ended
+            preexec = self.cpu_share.preexec(group, pinned(self.sandbox.preexec(self.limits), cpu))  # its share first
             return run_process(self.sandbox.command(argv, view, user), timeout, env=env,
-                               cwd=view.cwd, preexec=pinned(self.sandbox.preexec(self.limits), cpu), stall_s=stall_s,
+                               cwd=view.cwd, preexec=preexec, stall_s=stall_s,
                                output_limit=self.limits.file_bytes, channel=channel)
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
@@ -204,7 +207,8 @@ class Toolchain:
                 "-MD", "-MF", str(dependencies), str(source.resolve()), "-o", str(built)]
         # CUB and Thrust are not there either, wherever this machine keeps them (defense in depth: the
         # refusal by name below is the rule, and names the header even where hiding made the compile fail).
-        result = self._sandboxed(argv, self._compile_view(source, scratch, self.hidden_libraries()), timeout)
+        result = self._sandboxed(argv, self._compile_view(source, scratch, self.hidden_libraries()), timeout,
+                                 group=student)
         run = CompileRun(result)
         compiled = result.returncode == 0 and not result.timed_out
         if refuse and not (result.timed_out or result.output_limit):
@@ -212,7 +216,7 @@ class Toolchain:
             if compiled and listed is None:
                 run.unlisted = True
             elif not compiled or refused_headers(parse_dependencies(listed), refuse):
-                run.refused = self._used_libraries(source, scratch, refuse, timeout, listed)
+                run.refused = self._used_libraries(source, scratch, refuse, timeout, listed, student)
         if compiled and not run.refused and not run.unlisted:
             try:
                 descriptor = os.open(built, os.O_RDONLY | os.O_NOFOLLOW)
@@ -226,13 +230,13 @@ class Toolchain:
         return run
 
     def _used_libraries(self, source: Path, scratch: Path, refuse: tuple[Library, ...], timeout: float,
-                        listed: str | None) -> tuple[str, ...]:
+                        listed: str | None, student: str) -> tuple[str, ...]:
         """The refused headers the lab file used, named from gcc's include tree of every pass (-H), in
         a view that hides no library: a compile that failed because CUB was hidden still names it.
         Asked only when the compile failed or its include list held a refused header."""
         argv = [self.manifest.nvcc, *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
                 "-M", "-Xcompiler=-H", str(source.resolve())]
-        result = self._sandboxed(argv, self._compile_view(source, scratch, ()), timeout)
+        result = self._sandboxed(argv, self._compile_view(source, scratch, ()), timeout, group=student)
         used = used_headers(parse_include_tree(result.stderr), refuse)
         if not used:   # no tree (the listing failed): every refused header of the lists there are
             used = refused_headers(parse_dependencies(result.stdout + "\n" + (listed or "")), refuse)
@@ -278,7 +282,8 @@ class Toolchain:
         """The runner in the sandbox, then the trusted checker on what it printed."""
         with Channel() as channel:
             run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout) + channel.argv(),
-                                  self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10, channel=channel)
+                                  self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10,
+                                  channel=channel, group=student)
         checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}")
         try:
             return run, parse_test_check(checked.stdout)
@@ -291,7 +296,7 @@ class Toolchain:
         sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
         argv = [str(sanitizer), "--tool", tool, "--error-exitcode", "99", *self._observe_argv(lab, module, plan, call_timeout)]
         sanitizer_home = sanitizer.parent.parent
-        return self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout)
+        return self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout, group=student)
 
     def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
              timeout: float, call_timeout: float, cache: Path | None = None) -> TimingRun:
@@ -302,16 +307,19 @@ class Toolchain:
         plan.write_text(plan_text, encoding="utf-8")
         os.chmod(plan, 0o644)
         # A host lab's timing (a run without the GPU) stays on one core, the same for the references and
-        # the student: no migration between cores in the middle of a timed loop.
+        # the student: no migration between cores in the middle of a timed loop. Every timing run is in
+        # the timing group, whose cpuset is the core no student's run may use (cpu_share.py).
         cpu = None if gpu else timing_core()
         with Channel() as channel:
             if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
                 argv = [str(self.manifest.student_worker), f"--plan={plan}", *channel.argv()]
                 view = self._run_view((self.manifest.student_worker, plan, *readable), gpu)
-                run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu)
+                run = self._sandboxed(argv, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu,
+                                      group=TIMING)
             else:
                 argv = [str(self.manifest.time_worker), f"--plan={plan}", *channel.argv()]
-                run = run_process(argv, timeout, stall_s=call_timeout + 30, channel=channel, preexec=pinned(None, cpu))
+                run = run_process(argv, timeout, stall_s=call_timeout + 30, channel=channel,
+                                  preexec=self.cpu_share.preexec(TIMING, pinned(None, cpu)))
         checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
                               *([f"--cache={cache}"] if cache else []))
         plan.unlink()
