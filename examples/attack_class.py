@@ -132,6 +132,12 @@ ATTACKERS: dict[str, Attacker] = {
     "slots_victim": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 03, compiled and tested "
                                            "while slots holds every process slot its own uid may have",
                              labs={HOST: REFERENCE, "02_atomic": REFERENCE, "03_shared_atomic": REFERENCE}),
+    "cpu_burner_victim": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 03, compiled and "
+                                                "tested while cpu_burner spins hundreds of processes",
+                                  labs={HOST: REFERENCE, "02_atomic": REFERENCE, "03_shared_atomic": REFERENCE}),
+    "cpu_burner_victim2": Attacker("victim", (), "honest: the reference regions of labs 01, 05 and 10, compiled and "
+                                                 "tested while cpu_burner spins hundreds of processes",
+                                   labs={HOST: REFERENCE, "05_sequential": REFERENCE, "10_two_step": REFERENCE}),
 
     # ---- 1, 10: markers, observations and exit codes ----
     "forger": Attacker("cpu", (1,), "a static constructor prints the old markers and a forged observation for "
@@ -330,6 +336,16 @@ ATTACKERS: dict[str, Attacker] = {
                       labs={HOST: HandIn(passed() + zero("RUNTIME_ERROR", "TIMEOUT"),
                                          "its sum is right (or its own run starved); slots_victim, compiled and tested "
                                          "beside it, keeps every point")}),
+    "cpu_burner": Attacker("gpu", (18,), "starts 256 processes (within [sandbox] processes), each in a session of "
+                                         "its own, that spin until its run ends: lab 01 waits a second a call for a "
+                                         "minute, then returns the right sums; lab 02 never returns",
+                           labs={HOST: HandIn(passed() + zero("TIMEOUT"),
+                                              "its sums are right, but it spins within its own CPU share, where its "
+                                              "own calls starve (TIMEOUT, or PASSED where they get through); "
+                                              "cpu_burner_victim and cpu_burner_victim2, compiled and tested beside "
+                                              "it, keep every point"),
+                                 "02_atomic": HandIn(zero("TIMEOUT"), "it never returns: the grader stops it",
+                                                     region="reference+own")}),
 
     # ---- 19: the other GPUs ----
     "gpu_peek": Attacker("gpu", (19,), "clears CUDA_VISIBLE_DEVICES before CUDA starts, counts the devices, "
@@ -425,8 +441,8 @@ INVARIANTS = [
     "the gradebook, the records and the Gradescope folders list exactly the class folder's students "
     "(a refusable attacker may be absent), nothing else (no phantom)",
     "no gradebook cell starts with =, +, -, @, a tab or a carriage return",
-    "the victims (aaron, zoe, gpuhog_victim, slots_victim) get exactly their points: the attackers changed "
-    "nothing of theirs",
+    "the victims (aaron, zoe, gpuhog_victim, slots_victim, cpu_burner_victim, cpu_burner_victim2) get exactly their "
+    "points: the attackers changed nothing of theirs",
     "no report (students/, gradescope/, gradebook.csv, junit.xml, timings) contains the grader's "
     "REDUCTION_TEST_SECRET value, a line of a reference solution's region, or a line of /etc/passwd",
     "every report file parses and is at most 1 MiB (gradebook.csv, junit.xml, timings: 8 MiB)",
