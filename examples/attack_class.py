@@ -337,11 +337,11 @@ ATTACKERS: dict[str, Attacker] = {
                                          "its sum is right (or its own run starved); slots_victim, compiled and tested "
                                          "beside it, keeps every point")}),
     "cpu_burner": Attacker("gpu", (18,), "starts 256 processes (within [sandbox] processes), each in a session of "
-                                         "its own, that spin until its run ends: lab 01 waits a second a call for a "
-                                         "minute, then returns the right sums; lab 02 never returns",
+                                         "its own at nice 19, that spin until its run ends: lab 01 waits a second a "
+                                         "call for a minute, then returns the right sums; lab 02 never returns",
                            labs={HOST: HandIn(passed() + zero("TIMEOUT"),
-                                              "its sums are right, but it spins within its own CPU share, where its "
-                                              "own calls starve (TIMEOUT, or PASSED where they get through); "
+                                              "its sums are right and its niced spinners yield to its own calls in "
+                                              "its CPU share (TIMEOUT where they starve them all the same); "
                                               "cpu_burner_victim and cpu_burner_victim2, compiled and tested beside "
                                               "it, keep every point"),
                                  "02_atomic": HandIn(zero("TIMEOUT"), "it never returns: the grader stops it",

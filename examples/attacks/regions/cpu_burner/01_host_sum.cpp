@@ -1,9 +1,11 @@
 // cpu_burner: on its first call, host_sum starts 256 processes (within [sandbox] processes) that
-// spin until the run ends, each in a session of its own, and for the next 60 s every call waits a
-// second before it returns the right sum. The kernel's autogroup shares the cores between sessions,
-// so 256 sessions take 256/257 of every core: without a CPU share per student, a classmate's
-// compile or test run beside it gets almost nothing, and times out. With one, the burner spins
-// within its own share, and its own calls starve with the classmates' share left alone.
+// spin until the run ends, each in a session of its own and at nice 19, and for the next 60 s every
+// call waits a second before it returns the right sum. The kernel's autogroup shares the cores
+// between sessions, whatever their nice values, so 256 sessions take 256/257 of every core: without
+// a CPU share per student, a classmate's compile or test run beside it gets almost nothing, and
+// times out. The nice value is for its own calls: where its spinners share one cgroup with them,
+// they yield to them, and it gets its points back. With a share per student, the burner spins
+// within its own share and nobody else's.
 }  // namespace (closed to include system headers at file scope)
 #include <chrono>
 #include <thread>
@@ -16,6 +18,7 @@ void start_spinners() {
     if (pid < 0) break;  // out of process slots: spin with the ones there are
     if (pid == 0) {
       setsid();
+      (void)nice(19);
       for (volatile unsigned long turns = 0;; turns = turns + 1) {
       }
     }

@@ -1,8 +1,8 @@
 // cpu_burner (after the reference region, its reduce_sum renamed honest_reduce_sum): on its first
-// call, reduce_sum starts 256 processes (within [sandbox] processes), each in a session of its own,
-// that spin until the run is killed, and never returns: the run holds every core it can get until
-// the grader stops it for making no progress. A GPU lab's test run shares the cores with every
-// classmate's compiles and host runs; its own TIMEOUT is its own doing.
+// call, reduce_sum starts 256 processes (within [sandbox] processes), each in a session of its own
+// and at nice 19, that spin until the run is killed, and never returns: the run holds every core it
+// can get until the grader stops it for making no progress. A GPU lab's test run shares the cores
+// with every classmate's compiles and host runs; its own TIMEOUT is its own doing.
 }  // namespace (closed to include system headers at file scope)
 #include <unistd.h>
 namespace {
@@ -11,11 +11,14 @@ namespace {
   for (int i = 0; i < 256; ++i) {
     const pid_t pid = fork();
     if (pid < 0) break;  // out of process slots: spin with the ones there are
-    if (pid == 0) setsid();
-    if (pid == 0 || i == 255) break;
+    if (pid == 0) {
+      setsid();
+      (void)nice(19);
+      for (volatile unsigned long turns = 0;; turns = turns + 1) {
+      }
+    }
   }
-  for (volatile unsigned long turns = 0;; turns = turns + 1) {
-  }
+  for (;;) pause();   // never returns, and holds no core of its own
 }
 
 template <typename T>
