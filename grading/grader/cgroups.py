@@ -11,8 +11,9 @@ Two layouts, detected from /proc/self/mounts:
 
 Every grader of the machine (the `--gpus` workers, `--shard` graders, a CI job beside a grading)
 has a subtree of its own, named by its pid and the pid's start time, under one shared folder
-(ROOT_NAME) in each tree: no two graders ever write the same cgroup, and a subtree whose process
-is gone is a dead grader's leftover, which the next grader removes (`sweep`).
+(ROOT_NAME) beside the grader's own cgroup in each tree (base()): no two graders ever write the
+same cgroup, and a subtree whose process is gone is a dead grader's leftover, which the next
+grader removes (`sweep`).
 
 The file system is reached through `Fs`, so that tests can give it a tree of plain folders that
 behaves as the kernel's does where it matters (cgroup_fixtures in the tests).
