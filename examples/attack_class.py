@@ -338,7 +338,7 @@ ATTACKERS: dict[str, Attacker] = {
                                          "beside it, keeps every point")}),
     "cpu_burner": Attacker("gpu", (18,), "starts 256 processes (within [sandbox] processes), each in a session of "
                                          "its own at nice 19, that spin until its run ends: lab 01 waits a second a "
-                                         "call for a minute, then returns the right sums; lab 02 never returns",
+                                         "call for 20 s, then returns the right sums; lab 02 never returns",
                            labs={HOST: HandIn(passed() + zero("TIMEOUT"),
                                               "its sums are right and its niced spinners yield to its own calls in "
                                               "its CPU share (TIMEOUT where they starve them all the same); "

@@ -1,5 +1,5 @@
 // cpu_burner: on its first call, host_sum starts 256 processes (within [sandbox] processes) that
-// spin until the run ends, each in a session of its own and at nice 19, and for the next 60 s every
+// spin until the run ends, each in a session of its own and at nice 19, and for the next 20 s every
 // call waits a second before it returns the right sum. The kernel's autogroup shares the cores
 // between sessions, whatever their nice values, so 256 sessions take 256/257 of every core: without
 // a CPU share per student, a classmate's compile or test run beside it gets almost nothing, and
@@ -25,11 +25,11 @@ void start_spinners() {
   }
 }
 
-// One function for every element type: the spinners start once, the minute counts from the first call.
+// One function for every element type: the spinners start once, the 20 s count from the first call.
 void burn_then_wait() {
   using Clock = std::chrono::steady_clock;
   static const Clock::time_point first = (start_spinners(), Clock::now());
-  if (Clock::now() - first < std::chrono::seconds(60)) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (Clock::now() - first < std::chrono::seconds(20)) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
 template <typename T>
