@@ -165,6 +165,12 @@ ATTACKERS: dict[str, Attacker] = {
     "slots_victim": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 03, compiled and tested "
                                            "while slots holds every process slot its own uid may have",
                              labs={HOST: REFERENCE, "02_atomic": REFERENCE, "03_shared_atomic": REFERENCE}),
+    "cpu_burner_victim": Attacker("victim", (), "honest: the reference regions of labs 01, 02 and 03, compiled and "
+                                                "tested while cpu_burner spins hundreds of processes",
+                                  labs={HOST: REFERENCE, "02_atomic": REFERENCE, "03_shared_atomic": REFERENCE}),
+    "cpu_burner_victim2": Attacker("victim", (), "honest: the reference regions of labs 01, 05 and 10, compiled and "
+                                                 "tested while cpu_burner spins hundreds of processes",
+                                   labs={HOST: REFERENCE, "05_sequential": REFERENCE, "10_two_step": REFERENCE}),
 
     # ---- 1, 10: markers, observations and exit codes ----
     "forger": Attacker("cpu", (1,), "a static constructor prints the old markers and a forged observation for "
@@ -408,6 +414,16 @@ ATTACKERS: dict[str, Attacker] = {
                       labs={HOST: HandIn(passed() + zero("RUNTIME_ERROR", "TIMEOUT"),
                                          "its sum is right (or its own run starved); slots_victim, compiled and tested "
                                          "beside it, keeps every point")}),
+    "cpu_burner": Attacker("gpu", (18,), "starts 256 processes (within [sandbox] processes), each in a session of "
+                                         "its own at nice 19, that spin until its run ends: lab 01 waits a second a "
+                                         "call for 20 s, then returns the right sums; lab 02 never returns",
+                           labs={HOST: HandIn(passed() + zero("TIMEOUT"),
+                                              "its sums are right and its niced spinners yield to its own calls in "
+                                              "its CPU share (TIMEOUT where they starve them all the same); "
+                                              "cpu_burner_victim and cpu_burner_victim2, compiled and tested beside "
+                                              "it, keep every point"),
+                                 "02_atomic": HandIn(zero("TIMEOUT"), "it never returns: the grader stops it",
+                                                     region="reference+own")}),
 
     # ---- 19: the other GPUs ----
     # Its sums must be right and its time its own: it reached no other GPU. Its correctness may lose
@@ -555,8 +571,8 @@ INVARIANTS = [
     "refused-folders.json lists exactly the folders to refuse, each with its reason, and the grading ends with "
     "exit status 6 (examples/grade_class.sh)",
     "no gradebook cell starts with =, +, -, @, a tab or a carriage return",
-    "the victims (aaron, zoe, gpuhog_victim, slots_victim) get exactly their points: the attackers changed "
-    "nothing of theirs",
+    "the victims (aaron, zoe, gpuhog_victim, slots_victim, cpu_burner_victim, cpu_burner_victim2) get exactly their "
+    "points: the attackers changed nothing of theirs",
     "no report (students/, gradescope/, gradebook.csv, junit.xml, timings) contains the grader's "
     "REDUCTION_TEST_SECRET value, the key the grading's session keyring holds (REDUCTION_KEY_SECRET), a line of a "
     "reference solution's region, or a line of /etc/passwd",

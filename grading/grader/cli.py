@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import class_outputs, signing
 from .class_folder import REFUSED_FILE, ClassFolder, not_graded_lines, scan, selected, warnings, write_refused
+from .cpu_share import CpuShare
 from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from .manifest import GraderError, check_programs, ensure_build, load_manifest
 from .merge import merge
@@ -274,7 +275,8 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             toolchain = Toolchain(manifest, Sandbox.detect((Path(p).resolve() for p in hidden), toolkit),
                                   Limits(file_bytes=int(limits["output_mib"]) << 20, processes=int(limits["processes"]),
                                          memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30),
-                                  allow_cccl=bool(policy.section("compile")["allow_cccl"]))
+                                  allow_cccl=bool(policy.section("compile")["allow_cccl"]),
+                                  cpu_share=CpuShare.detect())
         if args.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
             print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
             return EXIT_NO_SANDBOX

@@ -13,10 +13,12 @@ The record is rewritten (signed) after each step, complete = false until the end
 students whose record is complete and signed by this output folder's key, and redoes the others.
 
 A class is pipelined: a few students are in flight at once ([pipeline] students), their compiles
-share the cores and their test runs share the GPU, while timing runs take the GPU alone, one at a
-time, and the host lab's timing the cores too (gpu_gate.py). A compile, test or sanitizer run that
-failed for a resource every run shares (resources.py) while another student's runs shared the
-machine (neighbours.py) is run again alone, once, and the retry's outcome is the verdict. Each
+share the cores (each student within a CPU share of its own where cgroups can be made: cpu_share.py)
+and their test runs share the GPU, while timing runs take the GPU alone, one at a time, and the host
+lab's timing the cores too (gpu_gate.py). A compile, test or sanitizer run that failed for a
+resource every run shares (resources.py) while another student's runs shared the machine
+(neighbours.py), or timed out while they held the cores, is run again alone, once, and the
+retry's outcome is the verdict. Each
 student is claimed while graded (claims.py), so graders sharing OUT (the workers of --gpus, the
 shards of a cluster) never grade one student twice.
 """
@@ -38,6 +40,7 @@ from pathlib import Path
 from . import benchmark, class_outputs, reports, scoring, signing
 from .claims import Claim
 from .compile_view import rule_sentence
+from .cpu_share import CpuShare
 from .diagnostics import first_error, public_folders, student_diagnostics
 from .flags import add_flag
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate, Turn
@@ -49,13 +52,13 @@ from .policy import Policy
 from .program_output import program_output
 from .progress import Progress
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
-from .resources import COMPILE, SANITIZER, TEST, ResourceFailure, resource_failure, retry_note
+from .resources import COMPILE, SANITIZER, TEST, TIMED_OUT, ResourceFailure, resource_failure, retry_note
 from .student_paths import record_path, work_folder
 from .submission import MAX_LAB_FILE_BYTES, RegionError, Submission, collect, read_text, splice
 from .process import Stopping, stopping
 from .toolchain import CompileRun, sha256_of
 from .sanitizer_findings import CLEAN, HAZARDS, sanitizer_finding, self_test
-from .verdicts import COMPILE_ERROR, COMPILE_TIMED_OUT, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, test_verdict
+from .verdicts import COMPILE_ERROR, COMPILE_TIMED_OUT, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, test_verdict
 
 GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
@@ -124,7 +127,8 @@ class Grader:
         self._timing_turns: dict[str, Turn] = {}   # per timing part, its latest turn (benchmark.HOST, DEVICE)
         self._compile_slots = threading.Semaphore(max(1, options.jobs))
         self._gpu_slots = threading.Semaphore(1)  # set from [tests] concurrency in grade_class
-        self.neighbours = Neighbours()            # who ran beside whom, for the runs harmed by a classmate
+        self.cpu: CpuShare = getattr(toolchain, "cpu_share", None) or CpuShare.off("the toolchain has none")
+        self.neighbours = Neighbours(self.cpu.others_seconds)   # who ran beside whom, for runs harmed by a classmate
         self._alone_seconds: dict[str, float] = {}   # per student, the time its runs again alone took
         self._alone_lock = threading.Lock()
         self._outputs_lock = threading.Lock()
@@ -133,8 +137,16 @@ class Grader:
 
     def grade_class(self, students: list[tuple[str, Path]], roster: list[str] | None = None) -> ClassResult:
         """Grades `students`; the class files list `roster` (default: the students graded now)."""
-        result = ClassResult()
         self.gpu = bool(self.tools.gpu_available())
+        # A CPU share per student in flight, and a core kept for the timing runs (cpu_share.py).
+        self.cpu.start(self.options.in_flight, self.gpu and self.options.bench)
+        try:
+            return self._grade_class(students, roster)
+        finally:
+            self.cpu.close()
+
+    def _grade_class(self, students: list[tuple[str, Path]], roster: list[str] | None) -> ClassResult:
+        result = ClassResult()
         self.sanitizer_ok = self.options.sanitizer and self.gpu and bool(self.tools.sanitizer_available())
         self.seed = self.options.seed if self.options.seed is not None else secrets.randbits(62)
         self.run = self.options.run or secrets.token_hex(8)
@@ -151,6 +163,9 @@ class Grader:
                      "CPU and is graded normally)")
         if result.sanitizer_missing:
             self.say("note: compute-sanitizer not available: sanitizer checks skipped (no penalty)")
+        if self.cpu.swept:
+            self.say("note: removed the cgroups of graders that ended without removing them: "
+                     + ", ".join(self.cpu.swept))
         self._prepare_plans()
         if self.sanitizer_ok and (problem := self._sanitizer_self_test()):
             self.sanitizer_ok, self.sanitizer_why = False, f"compute-sanitizer failed its self-test ({problem})"
@@ -181,7 +196,10 @@ class Grader:
                     return None
                 if self._done(record_path(self.out, name)):
                     return None   # finished by another grader between the look above and the claim
-                return self.grade_student(index, len(students), name, root)
+                with self.cpu.student(name) as problem:   # its runs' CPU share, while it is in flight
+                    if problem:
+                        self.say(f"warning: [student {index}/{len(students)}] {name}: {problem}")
+                    return self.grade_student(index, len(students), name, root)
 
         # Students in flight: while one student's timing has the GPU alone, the next ones compile on
         # the CPU cores around it, and test on the GPU around the others (gpu_gate.py).
@@ -391,8 +409,9 @@ class Grader:
             with self._compile_slots, self.cpu_gate.shared(), self.neighbours.run(record.student, False) as met:
                 result = compile_()
             if result.process.returncode != 0 or not module.is_file():
-                failure = resource_failure(COMPILE, result.process)
-                result = self._again_alone(prefix, record.student, entry, "compile", failure, met, False, compile_,
+                timed_out = TIMED_OUT if result.process.timed_out else None
+                failure = resource_failure(COMPILE, result.process) or timed_out
+                result = self._again_alone(prefix, record, entry, "compile", failure, met, False, compile_,
                                            lambda again: "compiles" if again.process.returncode == 0 and module.is_file()
                                            else COMPILE_ERROR) or result
             return entry, module, result
@@ -456,14 +475,21 @@ class Grader:
         with self.gpu_gate.shared(), self._gpu_slots:
             yield
 
-    def _again_alone(self, prefix: str, student: str, entry: LabRecord, what: str, failure: ResourceFailure | None,
-                     met: Met, gpu: bool, rerun, outcome):
+    def _again_alone(self, prefix: str, record: StudentRecord, entry: LabRecord, what: str,
+                     failure: ResourceFailure | None, met: Met, gpu: bool, rerun, outcome):
         """`rerun()` once more, alone, when the first run (of `what`, on the GPU or not) failed for a
-        shared resource while another student's runs shared it. Returns the retry's result (None: the
-        first run's stands) and says so in the lab's notes; `outcome(result)` names how it ended."""
-        if failure is None or stopping() or not met.shared(failure.gpu_only):
+        shared resource while another student's runs shared it, or timed out while they held the
+        cores (cpu_share.held). Returns the retry's result (None: the first run's stands), says so in
+        the lab's notes and flags it; `outcome(result)` names how it ended."""
+        if failure is None or stopping():
             return None
-        where = "GPU" if gpu and met.on_gpu else "machine"
+        if failure.cores:
+            where = self.cpu.held(met.students, met.others_cpu_s, met.seconds)
+        else:
+            where = ("GPU" if gpu and met.on_gpu else "machine") if met.shared(failure.gpu_only) else None
+        if where is None:
+            return None
+        student = record.student
         budget = float(self.policy.section("pipeline")["retry_alone_s"])
         with self._alone_lock:
             spent = self._alone_seconds.get(student, 0.0)
@@ -483,15 +509,19 @@ class Grader:
             then = f"run again alone: {outcome(result)}"
         note = retry_note(what, failure, where, then)
         entry.notes.append(note)
+        if result is not None:
+            add_flag(record.flags, "retried_alone", entry.folder, note)
         self.say(f"{prefix}  lab {entry.folder}  {note}")
         return result
 
     @contextlib.contextmanager
     def _alone(self, student: str, gpu: bool):
         """No other student's compile, test, sanitizer or timing run at the same time: the CPU gate,
-        then the GPU gate (the lock order), both exclusive; idle on the one the run does not use."""
+        then the GPU gate (the lock order), both exclusive; idle on the one the run does not use. The
+        student's CPU quota is lifted meanwhile: a run alone has every student core, as in a grading
+        of one student at a time."""
         with self.cpu_gate.exclusive(idle=gpu), self.gpu_gate.exclusive(idle=not gpu), \
-                self.neighbours.run(student, gpu):
+                self.neighbours.run(student, gpu), self.cpu.unlimited(student):   # as if graded alone
             yield
 
     def _intact(self, entry: LabRecord) -> bool:
@@ -527,8 +557,8 @@ class Grader:
             with self._sharing(lab), self.neighbours.run(record.student, not lab.host) as met:
                 result = test()
             if verdict(result) != PASSED and self._intact(entry):
-                failure = resource_failure(TEST, *result)
-                result = self._again_alone(prefix, record.student, entry, "test run", failure, met, not lab.host, test,
+                failure = resource_failure(TEST, *result) or (TIMED_OUT if verdict(result) == TIMEOUT else None)
+                result = self._again_alone(prefix, record, entry, "test run", failure, met, not lab.host, test,
                                            verdict) or result
             return entry, result
 
@@ -584,8 +614,9 @@ class Grader:
             with self._sharing(lab), self.neighbours.run(record.student, True) as met:
                 result = sanitize()
             if outcome(result) != CLEAN and self._intact(entry):
-                failure = resource_failure(SANITIZER, result)
-                result = self._again_alone(prefix, record.student, entry, f"{tool} run", failure, met, True, sanitize,
+                failure = resource_failure(SANITIZER, result) or (
+                    TIMED_OUT if result.timed_out or result.stalled else None)
+                result = self._again_alone(prefix, record, entry, f"{tool} run", failure, met, True, sanitize,
                                            outcome) or result
             return entry, tool, result
 

@@ -5,6 +5,9 @@ while it runs. A run meets every run of another student that is running at some 
 life: whichever of the two starts second sees the first. "Students in flight > 1" is not enough: a
 student's runs may all fall between a classmate's, and a student's own runs side by side are no
 classmate's doing.
+
+Where the CPU time of each student's cgroup can be read (cpu_share.py), a run also records how much
+of it the other students' cgroups took while it ran: the evidence that they held the cores.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -20,6 +25,8 @@ class Met:
     """The other students whose runs ran beside one run (complete when the run has ended)."""
     students: set[str] = field(default_factory=set)       # any run of theirs
     on_gpu: set[str] = field(default_factory=set)         # a run of theirs on the GPU
+    others_cpu_s: float | None = None   # the CPU time the other students' cgroups took meanwhile (None: unmeasured)
+    seconds: float = 0.0                # how long the run took
 
     def shared(self, gpu_only: bool) -> bool:
         """Another student's run shared the resource: the GPU's (`gpu_only`) or the host's."""
@@ -39,7 +46,9 @@ class _Run:
 
 
 class Neighbours:
-    def __init__(self) -> None:
+    def __init__(self, others_cpu: Callable[[str], float | None] | None = None) -> None:
+        """`others_cpu(student)`: the CPU time so far of every other student's cgroup, or None."""
+        self._others_cpu = others_cpu or (lambda student: None)
         self._lock = threading.Lock()
         self._running: dict[int, _Run] = {}
         self._ids = itertools.count()
@@ -48,6 +57,7 @@ class Neighbours:
     def run(self, student: str, gpu: bool):
         """A run of `student` (on the GPU or not) for the time of the block; yields its Met."""
         me = _Run(student, gpu)
+        started, before = time.monotonic(), self._others_cpu(student)
         with self._lock:
             key = next(self._ids)
             for other in self._running.values():
@@ -60,3 +70,6 @@ class Neighbours:
         finally:
             with self._lock:
                 del self._running[key]
+            after = self._others_cpu(student)
+            me.met.seconds = time.monotonic() - started
+            me.met.others_cpu_s = None if before is None or after is None else max(0.0, after - before)

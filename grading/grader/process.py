@@ -197,7 +197,7 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
             process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
                                        start_new_session=True, preexec_fn=preexec,
                                        pass_fds=(*pass_fds, *(channel.pass_fds() if channel else ())))
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:   # the latter: `preexec` failed (a cgroup, a core)
             return ProcessResult(127, "", f"cannot start {command[0]}: {exc}", False, 0.0, list(command), timeout)
         finally:
             if channel:

@@ -7,6 +7,11 @@ that failed that way while another student's runs shared the machine is run agai
 like that: a pure function of what the grader itself saw of the run (the exit status, its own
 limits), of the trusted checker's report, and for a compile of the compiler's own lines.
 
+A run that timed out (the grader's own limits, or the runner's watchdog) is TIMED_OUT: it was run
+again alone when the other students' runs held the cores while it ran, by the evidence of their
+cgroups' CPU time where there are cgroups, or else when another student's runs ran beside it
+(cpu_share.held, engine.py). A student's own runs side by side are no classmate's doing.
+
 What a student can do with it: make its *own* run look like one (throw std::bad_alloc, kill itself
 with SIGKILL, have its compile or its sanitizer run print such a line). That run is then run again
 alone: it costs the class time (at most [pipeline] retry_alone_s per student) and gains the student
@@ -56,6 +61,12 @@ COMPILE, TEST, SANITIZER = "compile", "test", "sanitizer"
 class ResourceFailure:
     cause: str       # what ran out, as the note says it: "out of memory (cudaErrorMemoryAllocation)"
     gpu_only: bool   # a resource of the GPU: only other runs on the GPU share it (else the host's: every run)
+    cores: bool = False   # the run timed out: the cores, if the others held them (cpu_share.held)
+
+
+# A run the grader's own limits stopped (its wall clock, no progress for a call's limit, the runner's
+# watchdog) timed out; whether that is a classmate's doing is for the evidence of the cores to say.
+TIMED_OUT = ResourceFailure("timed out", False, cores=True)
 
 
 _CUDA_ERRORS = {
@@ -124,7 +135,10 @@ RETRIED = "while other students' runs shared the"
 
 def retry_note(what: str, failure: ResourceFailure, where: str, then: str) -> str:
     """The lab's note on a run harmed by a shared resource (`what`: "test run", ...; `where`: "GPU" or
-    "machine"; `then`: "run again alone: PASSED", ...)."""
+    "machine", or for a timeout the evidence that the others held the cores; `then`: "run again
+    alone: PASSED", ...)."""
+    if failure.cores:
+        return f"the first {what} timed out while other students' runs held the cores ({where}); {then}"
     return f"the first {what} failed for a resource ({failure.cause}) {RETRIED} {where}; {then}"
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .checks import TestCheck, TimingCheck, parse_device_check, parse_test_check, parse_timing_check
 from .compile_view import Seen, compile_view, missing_files, outside_view
+from .cpu_share import TIMING, CpuShare
 from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
@@ -77,8 +78,9 @@ class Toolchain:
     """Runs the real tools of one build tree; student code under `sandbox`."""
 
     def __init__(self, manifest: Manifest, sandbox: Sandbox | None = None, limits: Limits | None = None,
-                 allow_cccl: bool = False):
+                 allow_cccl: bool = False, cpu_share: CpuShare | None = None):
         self.manifest = manifest
+        self.cpu_share = cpu_share or CpuShare.off("not asked for")   # each student's runs in its cgroup
         self.sandbox = sandbox or Sandbox(False, "no sandbox given")
         self.limits = limits or Limits()
         self.allow_cccl = allow_cccl
@@ -132,7 +134,7 @@ class Toolchain:
         return self.sanitizer_path() is not None
 
     def sandbox_status(self) -> str:
-        return self.sandbox.describe()
+        return f"{self.sandbox.describe()}, {self.cpu_share.describe()}"
 
     # ---- running
 
@@ -140,10 +142,11 @@ class Toolchain:
         return run_process(argv, timeout)
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
-                   channel: Channel | None = None, cpu: int | None = None,
+                   channel: Channel | None = None, cpu: int | None = None, group=None,
                    clock: list[str] | None = None) -> ProcessResult:
-        """`argv` in the sandbox; with `clock` (the timekeeper's command up to its "--"), the trusted
-        timekeeper runs outside with the grader's environment and starts the sandbox itself."""
+        """`argv` in the sandbox, in the CPU share of `group` (a student, or TIMING); with `clock` (the
+        timekeeper's command up to its "--"), the trusted timekeeper runs outside with the grader's
+        environment and starts the sandbox itself."""
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
         # A uid of its own for this run, released when it ended, and its own copy of the seccomp filter.
         with self.sandbox.run_user() as user, self.sandbox.seccomp_fds() as fds:
@@ -152,8 +155,9 @@ class Toolchain:
                 command = [*clock, shutil.which("env") or "/usr/bin/env", "-i",
                            *[f"{name}={value}" for name, value in env.items()], *command]
                 env = None
+            preexec = self.cpu_share.preexec(group, pinned(self.sandbox.preexec(self.limits), cpu))  # its share first
             return run_process(command, timeout, env=env,
-                               cwd=view.cwd, preexec=pinned(self.sandbox.preexec(self.limits), cpu), stall_s=stall_s,
+                               cwd=view.cwd, preexec=preexec, stall_s=stall_s,
                                output_limit=self.limits.file_bytes, channel=channel, pass_fds=fds)
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
@@ -239,7 +243,7 @@ class Toolchain:
         # CUB and Thrust are not there either, wherever this machine keeps them (defense in depth: the
         # refusal by name below is the rule, and names the header even where hiding made the compile fail).
         view = self._compile_view(source, scratch, self.hidden_libraries())
-        result = self._sandboxed(argv, view, timeout)
+        result = self._sandboxed(argv, view, timeout, group=student)
         run = CompileRun(result)
         compiled = result.returncode == 0 and not result.timed_out
         if refuse and not (result.timed_out or result.output_limit):
@@ -247,7 +251,7 @@ class Toolchain:
             if compiled and listed is None:
                 run.unlisted = True
             elif not compiled or refused_headers(parse_dependencies(listed), refuse):
-                run.refused = self._used_libraries(source, scratch, refuse, timeout, listed)
+                run.refused = self._used_libraries(source, scratch, refuse, timeout, listed, student)
         if not compiled and not run.refused:   # a hidden library's header is the refusal's to name
             run.outside = self._outside(result.stdout + "\n" + result.stderr, source, view)
         if compiled and not run.refused and not run.unlisted:
@@ -263,13 +267,13 @@ class Toolchain:
         return run
 
     def _used_libraries(self, source: Path, scratch: Path, refuse: tuple[Library, ...], timeout: float,
-                        listed: str | None) -> tuple[str, ...]:
+                        listed: str | None, student: str) -> tuple[str, ...]:
         """The refused headers the lab file used, named from gcc's include tree of every pass (-H), in
         a view that hides no library: a compile that failed because CUB was hidden still names it.
         Asked only when the compile failed or its include list held a refused header."""
         argv = [self._nvcc(), *self.manifest.module_flags, *[f"-I{d}" for d in self.manifest.include_dirs],
                 "-M", "-Xcompiler=-H", str(source.resolve())]
-        result = self._sandboxed(argv, self._compile_view(source, scratch, ()), timeout)
+        result = self._sandboxed(argv, self._compile_view(source, scratch, ()), timeout, group=student)
         used = used_headers(parse_include_tree(result.stderr), refuse)
         if not used:   # no tree (the listing failed): every refused header of the lists there are
             used = refused_headers(parse_dependencies(result.stdout + "\n" + (listed or "")), refuse)
@@ -315,7 +319,8 @@ class Toolchain:
         """The runner in the sandbox, then the trusted checker on what it printed."""
         with Channel() as channel:
             run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout) + channel.argv(),
-                                  self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10, channel=channel)
+                                  self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10,
+                                  channel=channel, group=student)
         checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}")
         try:
             return run, parse_test_check(checked.stdout)
@@ -332,7 +337,8 @@ class Toolchain:
         with LogChannel() as log:
             argv = [str(sanitizer), "--tool", tool, "--error-exitcode", str(ERROR_EXITCODE), *log.tool_argv(),
                     *self._observe_argv(lab, module, plan, call_timeout), *log.runner_argv()]
-            run = self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout, channel=log)
+            run = self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout, channel=log,
+                                  group=student)
         run.log, run.report = log_text(run.report), ""
         return run
 
@@ -345,7 +351,8 @@ class Toolchain:
         plan.write_text(plan_text, encoding="utf-8")
         os.chmod(plan, 0o644)
         # A host lab's timing (a run without the GPU) stays on one core, the same for the references and
-        # the student: no migration between cores in the middle of a timed loop.
+        # the student: no migration between cores in the middle of a timed loop. Every timing run is in
+        # the timing group, whose cpuset is the core no student's run may use (cpu_share.py).
         cpu = None if gpu else timing_core()
         with Channel() as channel:
             worker = [str(self.manifest.student_worker if sandboxed else self.manifest.time_worker), f"--plan={plan}",
@@ -354,10 +361,10 @@ class Toolchain:
             if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
                 view = self._run_view((self.manifest.student_worker, plan, *readable), gpu)
                 run = self._sandboxed(worker, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu,
-                                      clock=clock)
+                                      group=TIMING, clock=clock)
             else:
                 run = run_process(clock + worker, timeout, stall_s=call_timeout + 30, channel=channel,
-                                  preexec=pinned(None, cpu))
+                                  preexec=self.cpu_share.preexec(TIMING, pinned(None, cpu)))
         checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
                               *([f"--cache={cache}"] if cache else []))
         plan.unlink()

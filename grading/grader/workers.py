@@ -1,7 +1,9 @@
 """`--gpus`: every GPU of the host grades, one worker process per GPU, then one merge.
 
 Each worker is this same grade.py with CUDA_VISIBLE_DEVICES naming its GPU, the run's seed (so every
-student faces the same inputs whichever GPU grades it) and its share of the cores for compiling. The
+student faces the same inputs whichever GPU grades it) and its share of the cores: a slice of them as
+its CPU affinity (whole physical cores, consecutive), so that each keeps a timing core of its own that
+no other worker's students reach (cpu_share.py), and its share of the compile jobs. The
 workers share OUT: each takes the next student nobody has claimed (claims.py), so a GPU that gets
 slow students does not hold the others back. The parent relays the workers' student lines, prints
 the class's progress, and builds the class outputs once they are done (merge.py).
@@ -19,6 +21,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cgroups import cpu_list
+from .cpu_plan import siblings
 from .manifest import GraderError
 from .progress import Progress
 
@@ -47,6 +51,30 @@ def list_gpus(spec: str) -> list[str]:
     return gpus
 
 
+def core_slices(cores, count: int, siblings_of=lambda core: {core}) -> list[set[int] | None]:
+    """`count` slices of `cores`, whole physical cores (their SMT siblings together) in order, as even
+    as they come; None for every worker where there are fewer than two physical cores a worker (each
+    needs a timing core and one for its students): then every worker has every core."""
+    groups: list[set[int]] = []
+    for core in sorted(cores):
+        if not any(core in group for group in groups):
+            groups.append(siblings_of(core) & set(cores) | {core})
+    if len(groups) < 2 * count:
+        return [None] * count
+    size, extra = divmod(len(groups), count)
+    slices, start = [], 0
+    for index in range(count):
+        end = start + size + (1 if index < extra else 0)
+        slices.append(set().union(*groups[start:end]))
+        start = end
+    return slices
+
+
+def _on_cores(cores: set[int] | None):
+    """Popen's preexec_fn: the worker, and all it starts, on `cores` (None: where the parent is)."""
+    return None if cores is None else (lambda: os.sched_setaffinity(0, cores))
+
+
 @dataclass
 class Worker:
     gpu: str
@@ -70,15 +98,19 @@ def run_workers(grade_args: list[str], gpus: list[str], total: int, jobs: int, l
     counted: set[str] = set()
     lines: queue.Queue = queue.Queue()
     workers = []
-    for gpu in gpus:
+    slices = core_slices(os.sched_getaffinity(0), len(gpus), siblings)
+    for gpu, cores in zip(gpus, slices):
         env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONUNBUFFERED": "1"}
         argv = [*(command or [sys.executable, str(GRADE_PY)]), *grade_args, "--jobs", str(jobs),
                 "--worker", f"gpu{gpu}{run}"]
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                                   stdin=subprocess.DEVNULL, errors="replace")
+                                   stdin=subprocess.DEVNULL, errors="replace", preexec_fn=_on_cores(cores))
         workers.append(Worker(gpu, process))
         threading.Thread(target=_read, args=(workers[-1], lines), daemon=True).start()
-    log(f"grading on {len(gpus)} GPU(s): {', '.join(gpus)}, one worker each, {jobs} compile job(s) per worker")
+    cores_text = ("cores " + " and ".join(cpu_list(cores) for cores in slices) if slices[0] is not None
+                  else "every core each (too few to give each a slice)")
+    log(f"grading on {len(gpus)} GPU(s): {', '.join(gpus)}, one worker each, {jobs} compile job(s) per worker, "
+        f"{cores_text}")
     try:
         running = len(workers)
         while running:

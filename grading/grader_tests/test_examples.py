@@ -137,7 +137,7 @@ class TestAttackClass(unittest.TestCase):
                         "a victim is graded after every attacker whose code is not the reference's")
         self.assertIn("zoe", honest)
         # A victim graded beside the attacker that holds what classmates share (students go in name order).
-        for hog in ("gpuhog", "slots"):
+        for hog in ("gpuhog", "slots", "cpu_burner"):
             self.assertEqual(names[names.index(hog) + 1], f"{hog}_victim")
 
     def test_kind_says_whether_a_gpu_is_needed(self):

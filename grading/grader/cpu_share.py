@@ -1,0 +1,365 @@
+"""A CPU share per student in flight, and a core kept for timing (cgroups: cgroups.py).
+
+Students graded at the same time share the cores. Without a cgroup the kernel shares them by
+thread, or by session where its autogroup is on: a student that starts hundreds of spinning
+threads, or processes each in a session of its own, takes nearly every core, and a classmate's
+compile or test run beside it times out. So each student in flight gets a cgroup of its own for
+all its runs (compiles, tests, sanitizer runs; a run joins it between fork and exec, so nothing
+it starts is ever outside it), with
+- the same weight as every other student's: under contention each gets an equal part of the
+  cores, whatever the number of its threads, processes or sessions;
+- a quota of the student cores divided by the students in flight ([pipeline] students,
+  --in-flight), at least one core (a student alone is never slowed below one core): what it
+  may take when the others are idle;
+- a cpuset without the timing core.
+The timing core is the last core this grader may use (process.timing_core()). The timing runs,
+the trusted reference runs and the student's sandboxed timing run (and anything they start),
+join a cgroup of their own whose cpuset is that core alone, without a quota: no student's run
+can reach it, and the student's timing run can spin nowhere else. It is kept only when this
+grading times anything (a GPU, and no --no-bench) and there are at least 2 cores; with one core
+there is nothing to keep: the timing runs and the students share it (the host lab is timed with
+the CPU gate held alone anyway: gpu_gate.py), and the quota, a whole core, binds nobody.
+
+Several graders on one machine: each has a subtree of its own (cgroups.py), and the workers of
+--gpus each get a slice of the cores (workers.py), so each keeps a timing core of its own. Two
+graders started by hand on one machine (--shard) should each be given their own cores (taskset).
+
+The CPU time of each cgroup is also the evidence that the other students' runs held the cores
+while one run timed out (held()): such a run is run again alone (engine.py).
+
+Where cgroups cannot be used (not root, no writable tree with the cpu controller, a controller
+that cannot be enabled), the grader says why in its `inputs:` line and goes on as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import errno
+import itertools
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import cgroups
+from .cgroups import PERIOD_US, ROOT_NAME, CgroupError, Fs, Trees
+from .cpu_plan import Plan, siblings
+from .process import timing_core
+
+TIMING = object()     # the timing runs' group (preexec's `who`): no student name can be it
+HELD_SHARE = 0.5      # the others held the cores when they used at least this much of the run's own share
+SELF_TEST_TIMEOUT_S = 10
+SUBTREE_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    folders: tuple[Path, ...]   # one per tree
+    usage: Path | None          # where its CPU time is read
+
+
+class CpuShare:
+    def __init__(self, trees: Trees | None, why_not: str = "", fs: Fs | None = None, cores=None,
+                 name: str | None = None) -> None:
+        self.trees, self.why_not, self.fs = trees, why_not, fs or Fs()
+        self._cores = set(cores) if cores is not None else None
+        self.name = name or cgroups.own_name()
+        self.plan: Plan | None = None
+        self.swept: list[str] = []
+        self._lock = threading.Lock()
+        self._groups: dict[str, Group] = {}
+        self._timing: Group | None = None
+        self._finished_s = 0.0     # the CPU time of the students' cgroups removed so far
+        self._ids = itertools.count(1)
+        self._wanted = (1, False)     # start()'s students in flight and whether anything is timed
+
+    @classmethod
+    def off(cls, why: str) -> CpuShare:
+        return cls(None, why)
+
+    @classmethod
+    def detect(cls) -> CpuShare:
+        """This machine's: the cgroup trees when the grader is root and they are mounted writable."""
+        if os.geteuid() != 0:
+            return cls.off("not root")
+        try:
+            mounts = Path("/proc/self/mounts").read_text(encoding="utf-8", errors="replace")
+            own = Path("/proc/self/cgroup").read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            return cls.off(f"cannot read /proc/self/mounts or /proc/self/cgroup: {exc}")
+        found = cgroups.detect(mounts, own=own)
+        return cls.off(found) if isinstance(found, str) else cls(found)
+
+    @property
+    def on(self) -> bool:
+        return self.trees is not None and self.plan is not None
+
+    def describe(self) -> str:
+        """For the `inputs:` line and the records, after start()."""
+        if self.trees is None:
+            return f"CPU: no cgroup per student ({self.why_not})"
+        if self.plan is None:
+            return f"CPU: a cgroup v{self.trees.version} share per student"
+        plan = self.plan
+        kept = ""
+        if plan.timing_core is not None:
+            idle = sorted(set(plan.cores) - set(plan.student_cores) - {plan.timing_core})
+            kept = f"; core {plan.timing_core} kept for timing" + (f" (its SMT siblings {cgroups.cpu_list(idle)} idle)"
+                                                                     if idle else "")
+        return (f"CPU: a cgroup v{self.trees.version} share per student ({plan.quota:g} core(s) each of cores "
+                f"{cgroups.cpu_list(plan.student_cores)}{kept})")
+
+    # ---- the grader's subtree
+
+    def start(self, in_flight: int, timing: bool) -> None:
+        """Makes this grader's subtree (after removing dead graders' leftovers) and the timing group.
+        On any failure the share is off, with the reason, and nothing of it is left behind."""
+        if self.trees is None:
+            return
+        try:
+            self.swept = cgroups.sweep(self.fs, self.trees)
+            cores = self._usable()
+            self._wanted = (in_flight, timing)
+            real = self._cores is None   # tests give the cores, and have no timing core or siblings of their own
+            kept = timing and self.trees.cpuset is not None   # without a cpuset no core can be kept from the students
+            self.plan = Plan.of(cores, in_flight, kept, timing_core() if real else None,
+                                siblings if real else lambda core: {core})
+            for attempt in range(SUBTREE_ATTEMPTS):
+                try:
+                    self._make_subtree(cores)
+                    break
+                except CgroupError as exc:   # another grader removed the shared folder as it ended: again
+                    if exc.errno != errno.ENOENT or attempt == SUBTREE_ATTEMPTS - 1:
+                        raise
+            everything = self.plan.cores if self.plan.timing_core is None else (self.plan.timing_core,)
+            self._timing = self._make("timing", everything, None)
+            self._self_test()
+        except (CgroupError, OSError, subprocess.SubprocessError, ValueError) as exc:
+            self.close()
+            self.trees, self.plan, self.why_not = None, None, str(exc)
+
+    def _usable(self) -> set[int]:
+        """The grader's cores (its affinity), within the cpuset tree's root where there is one."""
+        cores = set(self._cores) if self._cores is not None else set(os.sched_getaffinity(0))
+        if self.trees.cpuset is not None:
+            name = "cpuset.cpus.effective" if self.trees.version == 2 else "cpuset.effective_cpus"
+            with contextlib.suppress(OSError, ValueError):   # v2: only there once the cpuset is enabled
+                allowed = cgroups.parse_cpu_list(self.fs.read(self.trees.cpuset / name))
+                cores = cores & allowed or cores
+        return cores
+
+    def _folders(self, *parts: str) -> tuple[Path, ...]:
+        return tuple(tree.joinpath(ROOT_NAME, *parts) for tree in self.trees.all())
+
+    def _make_subtree(self, cores: set[int]) -> None:
+        """The shared folder and this grader's, with controllers for their children (v2), the weight of
+        the cores they stand for beside the machine's other processes, and (v1) their cpusets."""
+        trees, fs = self.trees, self.fs
+        machine = os.cpu_count() or len(cores)
+        if trees.version == 2:   # each level's controllers come from its parent's subtree_control
+            levels = [trees.mount]
+            for part in trees.cpu.relative_to(trees.mount).parts:
+                levels.append(levels[-1] / part)
+            for folder in levels:
+                self._enable(folder)
+        for level, width in (((), machine), ((self.name,), len(cores))):
+            for folder in self._folders(*level):
+                cgroups.make(fs, folder)
+            cpu = trees.cpu.joinpath(ROOT_NAME, *level)
+            if trees.version == 2:
+                if level:
+                    self._enable(cpu.parent)
+                cgroups.write(fs, cpu / "cpu.weight", str(min(cgroups.V2_WEIGHT_MAX, cgroups.V2_WEIGHT * width)))
+            else:
+                cgroups.write(fs, cpu / "cpu.shares", str(min(cgroups.V1_SHARES_MAX, cgroups.V1_SHARES * width)))
+                if trees.cpuset is not None:   # v1 trees do not change on the way
+                    folder = trees.cpuset.joinpath(ROOT_NAME, *level)
+                    parent_cpus = fs.read(folder.parent / "cpuset.cpus").strip()
+                    wanted = parent_cpus if not level else cgroups.cpu_list(cores)
+                    self._v1_cpuset(folder, wanted)
+        if trees.version == 2:
+            mine = trees.cpu / ROOT_NAME / self.name
+            self._enable(mine)
+            if self.trees.cpuset is not None:
+                cgroups.write(fs, mine / "cpuset.cpus", cgroups.cpu_list(cores))
+
+    def _enable(self, folder: Path) -> None:
+        """v2: the cpu controller, and cpuset where there is one, for the children of `folder` (a
+        cgroup that holds no process, or the root). Without cpuset no core is kept (describe() says)."""
+        try:
+            enabled = self.fs.read(folder / "cgroup.subtree_control").split()
+        except OSError:
+            enabled = []
+        if "cpu" not in enabled:
+            cgroups.write(self.fs, folder / "cgroup.subtree_control", "+cpu")
+        if self.trees.cpuset is None or "cpuset" in enabled:
+            return
+        try:
+            cgroups.write(self.fs, folder / "cgroup.subtree_control", "+cpuset")
+        except CgroupError:
+            self.trees = dataclasses.replace(self.trees, cpuset=None)
+            self.plan = Plan.of(self.plan.cores, self._wanted[0], False)
+
+    def _v1_cpuset(self, folder: Path, cpus: str) -> None:
+        """v1: a cpuset takes no process before its cores and memory nodes are set (the parent's nodes)."""
+        cgroups.write(self.fs, folder / "cpuset.cpus", cpus)
+        cgroups.write(self.fs, folder / "cpuset.mems", self.fs.read(folder.parent / "cpuset.mems").strip())
+
+    def _make(self, name: str, cores, quota: float | None) -> Group:
+        """A leaf of this grader's subtree: its quota (None: none), the default weight, its cpuset."""
+        folders = self._folders(self.name, name)
+        try:
+            return self._fill(name, folders, cores, quota)
+        except CgroupError:
+            for folder in folders:
+                cgroups.remove(self.fs, folder)
+            raise
+
+    def _fill(self, name: str, folders: tuple[Path, ...], cores, quota: float | None) -> Group:
+        trees, fs = self.trees, self.fs
+        for folder in folders:
+            cgroups.make(fs, folder)
+        cpu = trees.cpu / ROOT_NAME / self.name / name
+        if trees.version == 2:
+            cgroups.write(fs, cpu / "cpu.weight", str(cgroups.V2_WEIGHT))
+        else:
+            cgroups.write(fs, cpu / "cpu.cfs_period_us", str(PERIOD_US))
+            cgroups.write(fs, cpu / "cpu.shares", str(cgroups.V1_SHARES))
+        self._set_quota(name, quota)
+        if trees.cpuset is not None:
+            folder = trees.cpuset / ROOT_NAME / self.name / name
+            if trees.version == 2:
+                cgroups.write(fs, folder / "cpuset.cpus", cgroups.cpu_list(cores))
+            else:
+                self._v1_cpuset(folder, cgroups.cpu_list(cores))
+        usage = trees.usage / ROOT_NAME / self.name / name if trees.usage is not None else None
+        return Group(name, folders, usage)
+
+    def _self_test(self) -> None:
+        """A short program joins the timing group: Popen raises if a run could not join one."""
+        program = shutil.which("true") or "/bin/true"
+        subprocess.run([program], preexec_fn=cgroups.joiner(self._timing.folders), timeout=SELF_TEST_TIMEOUT_S,
+                       check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def close(self) -> None:
+        """Removes every cgroup of this grader, and the shared folder when no other grader has one."""
+        if self.trees is None:
+            return
+        with self._lock:
+            self._groups.clear()
+            self._timing = None
+        for folder in self._folders(self.name):
+            cgroups.remove(self.fs, folder)
+        for folder in self._folders():
+            with contextlib.suppress(OSError):
+                self.fs.rmdir(folder)   # fails while another grader's subtree is there: it stays
+
+    # ---- the students
+
+    @contextlib.contextmanager
+    def student(self, name: str):
+        """`name`'s cgroup (an opaque name: /sys shows it to every sandbox) for the `with` block: the
+        time the student is in flight. Its runs join it through preexec(). Yields "" or, where the
+        cgroup could not be made, why (its runs then go where the grader is: said, not fatal)."""
+        if not self.on:
+            yield ""
+            return
+        try:
+            group = self._make(f"s{next(self._ids)}", self.plan.student_cores, self.plan.quota)
+        except CgroupError as exc:
+            yield f"its runs have no CPU share: {exc}"
+            return
+        with self._lock:
+            self._groups[name] = group
+        try:
+            yield ""
+        finally:
+            with self._lock:
+                del self._groups[name]
+                self._finished_s += self._usage(group) or 0.0
+            for folder in group.folders:
+                cgroups.remove(self.fs, folder)
+
+    @contextlib.contextmanager
+    def unlimited(self, student: str):
+        """No quota on `student`'s cgroup for the `with` block (a run again alone, nothing else running)."""
+        with self._lock:
+            group = self._groups.get(student)
+        if group is None:
+            yield
+            return
+        self._set_quota(group.name, None)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(CgroupError):
+                self._set_quota(group.name, self.plan.quota)
+
+    def _set_quota(self, name: str, quota: float | None) -> None:
+        cpu = self.trees.cpu / ROOT_NAME / self.name / name
+        if self.trees.version == 2:
+            value = "max" if quota is None else str(round(quota * PERIOD_US))
+            cgroups.write(self.fs, cpu / "cpu.max", f"{value} {PERIOD_US}")
+        else:
+            cgroups.write(self.fs, cpu / "cpu.cfs_quota_us", "-1" if quota is None else str(round(quota * PERIOD_US)))
+
+    def group_of(self, student: str) -> Group | None:
+        with self._lock:
+            return self._groups.get(student)
+
+    def preexec(self, who, inner=None):
+        """`inner` (a Popen preexec_fn, or None) that first moves the child into `who`'s cgroup: a
+        student in flight, TIMING, or anyone else (None, a probe of the grader's): no cgroup."""
+        with self._lock:
+            group = self._timing if who is TIMING else self._groups.get(who)
+        if group is None:
+            return inner
+        join = cgroups.joiner(group.folders)
+
+        def join_then_inner() -> None:
+            join()
+            if inner is not None:
+                inner()
+        return join_then_inner
+
+    def _usage(self, group: Group) -> float | None:
+        return cgroups.usage_seconds(self.fs, self.trees, group.usage) if group.usage is not None else None
+
+    def seconds_of(self, student: str) -> float | None:
+        """The CPU time of a student in flight so far (its cgroup's), or None."""
+        group = self.group_of(student)
+        return self._usage(group) if group is not None and self.trees is not None else None
+
+    def others_seconds(self, student: str) -> float | None:
+        """The CPU time, so far, of every other student's cgroup of this grading (those that ended
+        included), or None where it cannot be read: the difference over a run is what its classmates
+        took while it ran. The timing group is no student's: its core is not the students'."""
+        if not self.on or self.trees.usage is None:
+            return None
+        with self._lock:
+            total = self._finished_s
+            for name, group in self._groups.items():
+                if name != student:
+                    used = self._usage(group)
+                    if used is None:
+                        return None
+                    total += used
+        return total
+
+    def held(self, students: set[str], others_cpu_s: float | None, seconds: float) -> str | None:
+        """Whether the other students' runs held the cores while a run of `seconds` ran (`students`:
+        the other students whose runs ran beside it; `others_cpu_s`: their cgroups' CPU time in that
+        window, None where unmeasured). Returns the evidence in words for the lab's notes, or None."""
+        if others_cpu_s is None:
+            if not students:
+                return None
+            return "another student's runs ran beside it; no cgroup here measures their CPU time"
+        quota = self.plan.quota if self.plan else 1.0
+        if others_cpu_s < HELD_SHARE * quota * seconds or others_cpu_s <= 0:
+            return None
+        return (f"they used {others_cpu_s:.1f} CPU-seconds in its {seconds:.1f} s; its own share: {quota:g} "
+                "core(s)")
