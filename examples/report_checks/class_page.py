@@ -15,7 +15,7 @@ def gradebook(driver, grading: Grading, checks: Checks) -> None:
     names = js_rows(driver, "#gradebook tbody tr", "r.getAttribute('data-name')")
     checks.check(names == grading.names, f"gradebook: one row per gradebook.csv row, in its order ({len(names)} rows, "
                                          f"{len(grading.rows)} in the csv)")
-    shown_names = js_rows(driver, "#gradebook tbody tr td:first-child a", "r.textContent")
+    shown_names = js_rows(driver, "#gradebook tbody tr th.name a", "r.textContent")
     graded = sorted(grading.raw)
     checks.check(sorted(shown_names) == graded, f"gradebook: each graded student's name as its folder spells it, as "
                                                 f"text ({len(shown_names)} links, {len(graded)} records)")

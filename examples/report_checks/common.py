@@ -61,6 +61,7 @@ def read_grading(out: Path) -> Grading:
             raw[data["student"]] = data
     refused_file = out / "refused-folders.json"
     refused = json.loads(refused_file.read_text(encoding="utf-8")) if refused_file.is_file() else []
+    refused = [item for item in refused if item.get("refused", True)]   # not the entries it only ignored (files, .git)
     return Grading(out, rows[0], rows[1:], names, {n: StudentRecord.from_json(d) for n, d in raw.items()}, raw,
                    refused)
 

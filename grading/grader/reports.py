@@ -36,12 +36,18 @@ SHARED_OWNERS = (REFERENCE, BASELINE)  # rows every student's benchmark run meas
 
 
 def write_atomic(path: Path, text: str) -> None:
+    write_atomic_bytes(path, text.encode("utf-8"))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """`data` at `path`, whole or not at all: a temporary file of a name of its own (graders sharing
+    OUT write the same files at the same time), then a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)

@@ -54,9 +54,9 @@ class RealQuota(unittest.TestCase):
         if not sandbox.enabled:
             results[student] = run_process(argv, SECONDS, preexec=self.share.preexec(student))
             return
-        with sandbox.run_user() as user:
-            results[student] = run_process(sandbox.command(argv, View(), user), SECONDS,
-                                           env=sandbox.environment(os.environ),
+        with sandbox.run_user() as user, sandbox.seccomp_fds() as fds:
+            results[student] = run_process(sandbox.command(argv, View(), user, fds), SECONDS,
+                                           env=sandbox.environment(os.environ), pass_fds=fds,
                                            preexec=self.share.preexec(student, sandbox.preexec(Limits())))
 
     def spin(self, scripts: dict[str, str], quota: bool = True) -> tuple[dict[str, float], float]:

@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 from ..records import StudentRecord
+from ..reports import write_atomic_bytes
 from ..student_paths import gradescope_folder, record_path
 from .figures import MAX_BYTES, load_figure
 from .paths import gradescope_copy_path, record_copy_path
@@ -37,10 +38,7 @@ def _copy(source: Path, target: Path, data: bytes | None = None) -> bool:
             return True
     except OSError:
         return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(data)
-    temporary.replace(target)
+    write_atomic_bytes(target, data)   # a temporary name of its own: --gpus workers copy the same files at once
     return True
 
 
