@@ -24,12 +24,17 @@ constexpr char kClean[] = "========= COMPUTE-SANITIZER\n"
                           "========= ERROR SUMMARY: 0 errors\n"
                           "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
 
+// The tool's injected libraries (libsanitizer-collection.so, libTreeLauncherTargetInjection.so, ...)
+// by their file names: not any path holding "sanitizer" (this module's own does, in the grader's
+// work/sanitizer_forger/: a test run that took itself for a sanitized one wrote into its own
+// report channel and the CUDA driver's pipes, and broke its own run, on an H100 on 2026-11-26).
 bool under_the_tool() {
   std::ifstream maps("/proc/self/maps");
   const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+  for (const char* name : {"/libsanitizer-", "/libTreeLauncher", "/libInterceptorInjection"})
+    if (text.find(name) != std::string::npos) return true;
   const char* preload = std::getenv("LD_PRELOAD");
-  return text.find("anitizer") != std::string::npos || text.find("TreeLauncher") != std::string::npos ||
-         (preload && (std::strstr(preload, "anitizer") || std::strstr(preload, "TreeLauncher")));
+  return preload && (std::strstr(preload, "libsanitizer-") || std::strstr(preload, "libTreeLauncher"));
 }
 
 void write_if_pipe_or_file(int fd) {
