@@ -40,6 +40,11 @@ REPORT_LINES = 12          # report lines quoted in a finding, each at most REPO
 REPORT_WIDTH = 200
 
 _SUMMARY = re.compile(r"^[A-Z ]*SUMMARY:")
+# The note the tool adds after its summary when it printed fewer reports than it found (seen on an
+# H100, compute-sanitizer of CUDA 13.0, 2026-11-26: "ERROR SUMMARY: 261 errors", then this line with
+# 161): part of the tool's last words, not a second summary.
+_NOT_PRINTED = re.compile(r"ERROR SUMMARY: \d{1,12} errors? w(?:as|ere) not printed\. Use --print-limit option to "
+                          r"adjust the number of printed errors")
 _ERROR_SUMMARY = re.compile(r"ERROR SUMMARY: (\d{1,12}) errors?")
 _RACECHECK_SUMMARY = re.compile(r"RACECHECK SUMMARY: (\d{1,12}) hazards? displayed \((\d{1,12}) errors?, "
                                 r"(\d{1,12}) warnings?\)")
@@ -116,6 +121,8 @@ def read_log(text: str, tool: str | None = None) -> SanitizerLog:
     bodies = [line[len(PREFIX):].strip() for line in lines]
     report = [_UNPRINTABLE.sub("?", body)[:REPORT_WIDTH] for body in bodies if _REPORT_LINE.match(body)]
     log = SanitizerLog(report=report[:REPORT_LINES])
+    if len(lines) > 1 and _NOT_PRINTED.fullmatch(bodies[-1]) and _SUMMARY.match(bodies[-2]):
+        lines, bodies = lines[:-1], bodies[:-1]   # the tool's note after its summary
     summaries = [number for number, body in enumerate(bodies) if _SUMMARY.match(body)]
     if len(text) > LOG_LIMIT:
         log.problem = f"is over {LOG_LIMIT >> 10} KiB"

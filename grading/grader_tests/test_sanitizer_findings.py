@@ -34,6 +34,18 @@ class TheToolsOwnLogs(unittest.TestCase):
         self.assertEqual((finding.status, finding.count), (HAZARDS, 223))
         self.assertEqual(finding.report[0], "Invalid __global__ read of size 4 bytes")
 
+    def test_the_note_after_the_summary_is_the_tools_own(self):
+        """A real log (H100, CUDA 13.0): past --print-limit the tool adds a second "ERROR SUMMARY:"
+        line, a note of the reports it did not print. Its summary is the line before: hazards, not a
+        garbled log."""
+        finding = sanitizer_finding("memcheck", fixture("memcheck_error_h100"))
+        self.assertEqual((finding.status, finding.count), (HAZARDS, 261))
+        self.assertEqual(finding.note, "")
+        # the note alone, or a forged second summary, is still no result
+        log = fixture("memcheck_error_h100").log
+        self.assertTrue(read_log(log.replace("========= ERROR SUMMARY: 261 errors\n", "")).problem)
+        self.assertTrue(read_log(log + "========= ERROR SUMMARY: 0 errors\n").problem)
+
     def test_clean_runs_have_no_finding(self):
         self.assertEqual(status("memcheck", fixture("memcheck_clean")), (CLEAN, 0))
         self.assertEqual(status("synccheck", fixture("memcheck_clean")), (CLEAN, 0))
