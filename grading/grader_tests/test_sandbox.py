@@ -45,9 +45,10 @@ class SandboxCase(unittest.TestCase):
         sandbox = sandbox or self.sandbox
         kwargs.setdefault("capture_output", True)
         kwargs.setdefault("timeout", 20)
-        with sandbox.run_user() as self.user, sandbox.seccomp_fds() as fds:
+        with sandbox.run_user() as user, sandbox.seccomp_fds() as fds:
+            self.user = user   # for the test's own asserts; concurrent runs use their own `user`
             kwargs["pass_fds"] = (*fds, *kwargs.get("pass_fds", ()))
-            return subprocess.run(sandbox.command(argv, view, self.user, fds), env=sandbox.environment(os.environ),
+            return subprocess.run(sandbox.command(argv, view, user, fds), env=sandbox.environment(os.environ),
                                   preexec_fn=sandbox.preexec(limits), text=True, **kwargs)
 
     def sh(self, script: str, view=View(), limits=Limits()) -> subprocess.CompletedProcess:
@@ -323,7 +324,7 @@ class TestSandboxedRuns(SandboxCase):
 
     def test_concurrent_runs_have_different_uids(self):
         with ThreadPoolExecutor(4) as pool:
-            results = list(pool.map(lambda _: self.sh("id -u; sleep 0.3"), range(4)))
+            results = list(pool.map(lambda _: self.sh("id -u; sleep 1"), range(4)))
         uids = {int(result.stdout) for result in results}
         self.assertEqual(len(uids), 4, [result.stderr for result in results])
         self.assertLessEqual(uids, set(RUN_UIDS))
