@@ -6,10 +6,10 @@ headless chromium (examples/check_report.py opens it).
     python3 examples/screenshot_report.py OUT_DIR STUDENT [--lab FOLDER] --out docs/images
 
 Writes report-class.png and report-student.png. Exit status 77 when no browser is here. The
-pictures in docs/ are of the stored H100 records (grading/grader_tests/report_fixture.py --keep
-OUT, then `dave --lab 06_first_add`); after a new GPU grading of the example class
-(`bash examples/grade_class.sh example build/solutions`), the same command on
-build/solutions/grading-example draws them from it.
+pictures in docs/ are of the example class graded on an NVIDIA H100 on 2026-11-26
+(`bash examples/grade_class.sh example build/solutions`, then this on build/solutions/grading-example
+with `dave --lab 06_first_add`); without a GPU, the stored H100 records of 2026-11-25 serve
+(grading/grader_tests/report_fixture.py --keep OUT).
 """
 
 from __future__ import annotations
