@@ -5,6 +5,11 @@
 #
 #   bash examples/grade_class.sh attacks|example BUILD_DIR
 #   REDUCTION_GRADE_ARGS="--in-flight 8" bash examples/grade_class.sh ...   # more options for grade.py
+#   REDUCTION_GRADE_RESUME=1 bash examples/grade_class.sh ...   # go on with a grading that was cut off
+#
+# A grading cut off (a machine lent for a few minutes at a time) goes on where it stopped with
+# REDUCTION_GRADE_RESUME=1: the students already graded keep their records (grade.py without --force)
+# and the check looks for the same secrets as the first part, kept in BUILD_DIR/classes/<class>.secrets.
 #
 # The class is written from its recipes into BUILD_DIR/classes/<class>, the grading goes to
 # BUILD_DIR/grading-<class>. Without a GPU the check expects what a machine without one must give
@@ -19,16 +24,27 @@ class=$build/classes/$kind
 out=$build/grading-$kind
 
 "$py" "$here/examples/make_examples.py" --class "$kind" --out "$class" >/dev/null || exit 1
-# A value the grader has and student code must never see: check_class.py looks for it in every report.
-REDUCTION_TEST_SECRET="secret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
-# A key of the grader's session keyring (examples/with_session_key.py): no report may hold it either.
-REDUCTION_KEY_SECRET="grader-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+secrets=$build/classes/$kind.secrets
+resume=${REDUCTION_GRADE_RESUME:-0}
+if [ "$resume" = 1 ] && [ -f "$secrets" ] && [ -d "$out" ]; then
+  . "$secrets"
+  force=()
+  echo "resuming the grading in $out (the students graded there keep their records)"
+else
+  [ "$resume" = 1 ] && echo "nothing to resume in $out: grading from the start"
+  # A value the grader has and student code must never see: check_class.py looks for it in every report.
+  REDUCTION_TEST_SECRET="secret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+  # A key of the grader's session keyring (examples/with_session_key.py): no report may hold it either.
+  REDUCTION_KEY_SECRET="grader-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+  printf 'REDUCTION_TEST_SECRET=%s\nREDUCTION_KEY_SECRET=%s\n' "$REDUCTION_TEST_SECRET" "$REDUCTION_KEY_SECRET" >"$secrets"
+  force=(--force)
+  rm -rf "$out"
+fi
 export REDUCTION_TEST_SECRET REDUCTION_KEY_SECRET
-rm -rf "$out"
 # The sandbox users' processes from before (another service's, another grading's): not this one's leftovers.
 running_before=$("$py" "$here/examples/check_class.py" --sandbox-pids || true)
 "$py" "$here/examples/with_session_key.py" -- \
-  "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build --force --require-sandbox \
+  "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build "${force[@]}" --require-sandbox \
   ${REDUCTION_GRADE_ARGS:-}
 status=$?
 if [ $status = 4 ]; then

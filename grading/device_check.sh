@@ -13,6 +13,8 @@
 # Full logs go to $OUT/logs.tar.gz (default ./device-out); a short table is printed last.
 #
 #   bash grading/device_check.sh [--stages test,sanitize,aa,bench] [--labs 02,05] [--sizes 2^24,2^28]
+# GRADE_TIMEOUT (seconds, default 900) bounds each class's grading; REDUCTION_GRADE_RESUME=1 goes on
+# with a grading a call's time limit cut off (examples/grade_class.sh), on the same machine.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$here/device-out}
