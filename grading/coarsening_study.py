@@ -77,7 +77,8 @@ def parse_args(argv):
     parser.add_argument("--build-dir", type=Path, default=Path("build/student"), help="a configured build")
     parser.add_argument("--source", type=Path, help=f"the lab 10 file to build (default: the build's {LAB_FILE})")
     parser.add_argument("--coarsening", default="1,2,4,8,16,32", help="the values of C (default: 1,2,4,8,16,32)")
-    parser.add_argument("--sizes", default="2^24,2^28", help="reduction_bench --sizes (default: 2^24,2^28)")
+    parser.add_argument("--sizes", default="2^20,2^22,2^24,2^26,2^28",
+                        help="reduction_bench --sizes (default: 2^20,2^22,2^24,2^26,2^28)")
     parser.add_argument("--types", default="float", help="reduction_bench --types (default: float)")
     parser.add_argument("--budget", default="0.5", help="reduction_bench --budget, seconds per variant and size")
     parser.add_argument("--out", type=Path, help="output folder (default: BUILD/coarsening-study)")
