@@ -66,6 +66,10 @@ py=$(sed -n 's/^REDUCTION_PYTHON:[A-Z]*=//p' "$build/CMakeCache.txt")
 py=${py:-$(command -v python3)}   # none has matplotlib (configure warned): the grader needs only the standard library
 step build build.log cmake --build --preset solutions -j 16 || exit 1
 if wants test; then  # and which tests were skipped, each with its reason (tools/skip_summary.sh)
+  # ci.student_run and ci.release_run read the checkout through git: a copy whose commit lags its
+  # files (a machine that got the files but an older .git) tests the commit. Say so before they fail.
+  changed=$(git -C "$here" status --porcelain 2>/dev/null | grep -c .)
+  [ "${changed:-0}" -gt 0 ] && note "note: $changed path(s) differ from the checkout's commit ($(git -C "$here" log -1 --format=%h 2>/dev/null)): the ci.* tests read the commit"
   step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 -E "^grader[.]attacks$"
   bash "$here/tools/skip_summary.sh" "$logs/ctest.log" "$build" | tee -a "$summary"
 fi
