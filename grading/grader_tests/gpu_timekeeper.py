@@ -1,8 +1,8 @@
 """The timekeeper on the GPU: lab 10's reference timed trusted and as a student's (sandboxed where
-possible). A CTest entry of its own (grader.timekeeper_gpu), not in grader.unit: it compares times,
-so it holds the GPU alone among the tests that time on it (CTest RESOURCE_LOCK gpu_timing; another
-process's work on the GPU moves a call's time and the timekeeper's stamps). Skipped, saying so,
-where no GPU is present. REDUCTION_CHECKER, set by CTest, names the build's checker."""
+possible). A CTest entry of its own (grader.timekeeper_gpu, RUN_SERIAL), not in grader.unit: it
+compares times, so nothing else may run on the GPU meanwhile (another process's work moves a call's
+time and the timekeeper's stamps). Skipped, saying so, where no GPU is present. REDUCTION_CHECKER,
+set by CTest, names the build's checker."""
 
 import os
 import shutil
