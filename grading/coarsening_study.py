@@ -6,7 +6,7 @@ reference, CUB and the read roof (reduction_bench, one run per variant), writes 
 and draws the figure (tools/plot.sh --figures coarsening).
 
     python3 grading/coarsening_study.py [--build-dir build/student] [--source FILE]
-        [--coarsening 1,2,4,8,16,32] [--sizes 2^24,2^28] [--types float] [--out DIR]
+        [--coarsening 1,2,4,8,16,32] [--sizes 2^20,2^22,2^24,2^26,2^28] [--types float] [--out DIR]
 
 --source is your labs/10_two_step/two_step.cu by default (the study needs a lab 10 that passes its
 tests); an instructor points it at solutions/10_two_step/two_step.cu. Without a GPU the variants

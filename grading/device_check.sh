@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: configure + build (solutions preset), then the stages asked for:
 #   test      ctest, default labels            large     ctest, label large (2^31 + 7)
-#   sanitize  ctest, label sanitize            aa        the A/A check at 2^24
+#   sanitize  ctest, label sanitize            aa        the A/A checks at 2^24: in one process, and the grader's
 #   bench     the references, CUB and the roof  grade     the grader over the example class, checked
 #   attacks   the grader over the attack class, checked (sandboxed: root and bubblewrap)
 #   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
@@ -83,6 +83,10 @@ lab_args=()
 if wants aa; then
   step "A/A check" aa.log "$bench" --aa "${lab_args[@]}" --sizes 2^24 --types float,int --budget 1
   grep "A/A check" "$logs/aa.log" | tee -a "$summary"
+  # The grader's own: each reference timed as a student's (sandboxed) between trusted runs.
+  step "grader A/A check" aa-grader.log "$py" grading/aa_timing.py --build-dir "$build" --labs "${labs:-01,05,09,10}" \
+    --rounds 4
+  grep -E "^(student side|A/A over)" "$logs/aa-grader.log" | tee -a "$summary"
 fi
 if wants bench; then
   step bench bench.log "$bench" --references-only "${lab_args[@]}" --sizes "$sizes" --types float,int --budget 0.5 \

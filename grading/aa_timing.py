@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The grader's own A/A check: each lab's reference timed as a student's would be (copied, in the
+sandbox, by the student's timing worker) between trusted runs of the same reference, through the
+same timekeeper, CPU share and timing core as a grading (benchmark.py). Rounds of
+trusted, student, trusted, ... ; each student run's ratio is its median over the mean of the
+trusted runs on either side, as a grading computes it. Prints every run's medians, then per lab,
+type and n: the ratios, and over all of them the mean, the standard deviation and the largest
+|ratio - 1|. The spread it shows is what a student's ratio moves by between one process and the
+next on this machine; a bias (a mean away from 1) would be the sandbox's or the clock's.
+
+    python3 grading/aa_timing.py [--build-dir build/solutions] [--labs 01,05,10] [--rounds 4]
+        [--sizes 2^24] [--types float,int] [--samples 25] [--warmup 3]
+
+It needs a build with the references (the solutions preset) and, for the student side, the sandbox
+(root and bubblewrap); without it the student runs go unsandboxed and it says so. Device labs need
+a GPU; without one only host labs are timed. Exit 0 when it measured, 2 when it could not.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from grader.benchmark import parse_size  # noqa: E402
+from grader.cpu_share import CpuShare  # noqa: E402
+from grader.manifest import GraderError, load_manifest  # noqa: E402
+from grader.sandbox import Limits, Sandbox  # noqa: E402
+from grader.toolchain import Toolchain  # noqa: E402
+from grader.toolkit import toolkit_of  # noqa: E402
+
+TRUSTED, STUDENT = "trusted", "student"
+
+
+@dataclass
+class Run:
+    side: str                                                        # TRUSTED or STUDENT
+    medians: dict[tuple[str, str, int], float] = field(default_factory=dict)   # (lab, type, n) -> us
+
+
+def ratios(runs: list[Run]) -> dict[tuple[str, str, int], list[float]]:
+    """Each student run's median over the mean of the nearest trusted runs before and after it."""
+    found: dict[tuple[str, str, int], list[float]] = {}
+    for k, run in enumerate(runs):
+        if run.side != STUDENT:
+            continue
+        before = next((r for r in reversed(runs[:k]) if r.side == TRUSTED), None)
+        after = next((r for r in runs[k + 1:] if r.side == TRUSTED), None)
+        for cell, median in run.medians.items():
+            sides = [r.medians[cell] for r in (before, after) if r and r.medians.get(cell, 0) > 0]
+            if len(sides) == 2 and median > 0:
+                found.setdefault(cell, []).append(median / (sum(sides) / 2))
+    return found
+
+
+def summary(found: dict[tuple[str, str, int], list[float]]) -> str:
+    """The lines printed last: per cell, then over every ratio."""
+    lines, every = [], []
+    for (lab, type_, n), values in sorted(found.items()):
+        every += values
+        lines.append(f"{lab} {type_} n={n}: " + " ".join(f"{v:.4f}" for v in values))
+    if not every:
+        return "no ratio: no student run had a trusted run on either side"
+    spread = statistics.pstdev(every) if len(every) > 1 else 0.0
+    worst = max(abs(v - 1.0) for v in every)
+    lines.append(f"A/A over {len(every)} ratios: mean {statistics.mean(every):.4f}, standard deviation "
+                 f"{100 * spread:.2f} %, largest |ratio - 1| {100 * worst:.2f} %")
+    return "\n".join(lines)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build-dir", type=Path, default=Path("build/solutions"), help="a build with the references")
+    parser.add_argument("--labs", default="01,05,09,10", help="lab numbers (default: 01,05,09,10)")
+    parser.add_argument("--rounds", type=int, default=4, help="student runs, each between two trusted runs")
+    parser.add_argument("--sizes", default="2^24", help="sizes, the grading's syntax (default: 2^24)")
+    parser.add_argument("--types", default="float,int")
+    parser.add_argument("--samples", type=int, default=25, help="timed calls per item and run, as policy.toml")
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds: at least 1")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        manifest = load_manifest(args.build_dir)
+    except GraderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    numbers = {number.strip() for number in args.labs.split(",") if number.strip()}
+    labs = [lab for lab in manifest.labs if lab.folder[:2] in numbers and manifest.reference_module(lab).is_file()]
+    sandbox = Sandbox.detect((manifest.source_dir, manifest.binary_dir), [toolkit_of(manifest.nvcc).root])
+    cpu = CpuShare.detect()
+    cpu.start(1, True)
+    tools = Toolchain(manifest, sandbox, Limits(), cpu_share=cpu)
+    gpu = tools.gpu_available()
+    labs = [lab for lab in labs if gpu or lab.host]
+    print(f"student side: {tools.sandbox_status()}\nGPU: {'yes' if gpu else 'none: host labs only'}")
+    if not labs:
+        print("error: no lab to time (a reference module of each lab asked for, and a GPU for device labs)",
+              file=sys.stderr)
+        cpu.close()
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="reduction-aa-"))
+    os.chmod(work, 0o755)
+    try:
+        runs = measure(tools, manifest, labs, args, work, sandbox.enabled)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        cpu.close()
+    print(summary(ratios(runs)))
+    return 0 if any(run.medians for run in runs) else 2
+
+
+def measure(tools, manifest, labs, args, work: Path, sandboxed: bool) -> list[Run]:
+    """Trusted, student, trusted, ... : 2 x rounds + 1 runs, host labs and device labs in runs of
+    their own (a grading times them apart: the host part without the GPU)."""
+    copies = {}
+    for lab in labs:
+        copies[lab.folder] = work / lab.module_file
+        shutil.copy(manifest.reference_module(lab), copies[lab.folder])
+        os.chmod(copies[lab.folder], 0o644)
+    sizes = [parse_size(size) for size in args.sizes.split(",")]
+    types = [t.strip() for t in args.types.split(",") if t.strip()]
+    runs = []
+    for k in range(2 * args.rounds + 1):
+        side = TRUSTED if k % 2 == 0 else STUDENT
+        run = Run(side)
+        for host in (True, False):
+            part = [lab for lab in labs if lab.host == host]
+            if not part:
+                continue
+            items = [f"t{i + 1:03d},{lab.folder},{'host' if host else 'device'},{t},{n},"
+                     f"{copies[lab.folder] if side == STUDENT else manifest.reference_module(lab)}"
+                     for i, (lab, t, n) in enumerate((lab, t, n) for lab in part for t in types for n in sizes)]
+            plan = tools.timing_plan(7, items, args.samples, args.warmup, 20.0)
+            timed = tools.time(plan, work, side == STUDENT and sandboxed, tuple(copies[lab.folder] for lab in part),
+                               not host, 900.0, 20.0, work / "expected.txt")
+            if timed.check is None:
+                print(f"{side}: the run failed: {timed.problem} {timed.process.stderr.strip()[-300:]}")
+                continue
+            for item in timed.check.items:
+                if item.verified and item.samples:
+                    run.medians[(item.lab, item.type, item.n)] = item.median_us
+        print(f"{side:8s} " + " ".join(f"{lab[:2]}{t[0]}{n}={us:.3f}" for (lab, t, n), us in sorted(run.medians.items())),
+              flush=True)
+        runs.append(run)
+    return runs
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""grading/aa_timing.py, the grader's A/A check: how a student run's ratio is taken from the trusted
+runs around it, the summary, and (REDUCTION_CHECKER set by CTest) a real round of lab 01's reference
+through the timekeeper, trusted on both sides (no sandbox uids: a grading beside it checks those)."""
+
+import argparse
+import os
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import aa_timing  # noqa: E402
+from aa_timing import STUDENT, TRUSTED, Run, ratios, summary  # noqa: E402
+from grader.manifest import load_manifest  # noqa: E402
+from grader.toolchain import Toolchain  # noqa: E402
+
+CELL = ("10_two_step", "float", 1 << 24)
+
+
+class Ratios(unittest.TestCase):
+    def test_a_student_run_is_held_against_the_mean_of_its_neighbours(self):
+        runs = [Run(TRUSTED, {CELL: 40.0}), Run(STUDENT, {CELL: 42.0}), Run(TRUSTED, {CELL: 44.0}),
+                Run(STUDENT, {CELL: 44.0}), Run(TRUSTED, {CELL: 44.0})]
+        self.assertEqual(ratios(runs), {CELL: [1.0, 1.0]})
+
+    def test_a_student_run_without_a_trusted_run_on_both_sides_gives_no_ratio(self):
+        self.assertEqual(ratios([Run(TRUSTED, {CELL: 40.0}), Run(STUDENT, {CELL: 42.0})]), {})
+        missing = [Run(TRUSTED, {CELL: 40.0}), Run(STUDENT, {CELL: 42.0}), Run(TRUSTED, {})]
+        self.assertEqual(ratios(missing), {})
+
+    def test_the_summary_gives_the_mean_the_spread_and_the_worst(self):
+        text = summary({CELL: [0.99, 1.01], ("01_host_sum", "int", 8): [1.03]})
+        self.assertIn("10_two_step float n=16777216: 0.9900 1.0100", text)
+        self.assertIn("A/A over 3 ratios: mean 1.0100", text)
+        self.assertIn("largest |ratio - 1| 3.00 %", text)
+        self.assertIn("no ratio", summary({}))
+
+
+class RealRound(unittest.TestCase):
+    def test_lab_01_through_the_timekeeper(self):
+        checker = Path(os.environ.get("REDUCTION_CHECKER", "/nonexistent"))
+        if not checker.is_file():
+            self.skipTest("REDUCTION_CHECKER names no checker (run through ctest -R grader.unit)")
+        manifest = load_manifest(checker.parents[2])
+        lab = next(lab for lab in manifest.labs if lab.host)
+        if not manifest.reference_module(lab).is_file() or not manifest.timekeeper.is_file():
+            self.skipTest("this build has no lab 01 reference or no timekeeper")
+        args = argparse.Namespace(rounds=1, sizes="2^16", types="int", samples=5, warmup=1)
+        with tempfile.TemporaryDirectory(prefix="reduction-aa-test-") as work:
+            os.chmod(work, 0o755)
+            runs = aa_timing.measure(Toolchain(manifest), manifest, [lab], args, Path(work), sandboxed=False)
+        self.assertEqual([run.side for run in runs], [TRUSTED, STUDENT, TRUSTED])
+        for run in runs:
+            self.assertGreater(run.medians.get((lab.folder, "int", 1 << 16), 0.0), 0.0)
+        found = ratios(runs)
+        self.assertEqual(len(found[(lab.folder, "int", 1 << 16)]), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
