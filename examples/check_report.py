@@ -39,6 +39,10 @@ from report_checks.common import Checks, handout_path, read_grading, student_pag
 
 BROWSER, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SKIPPED = 77
+# Selenium waits for chromedriver without limit by default: a browser that stops answering (a renderer
+# stuck on a loaded machine) would hang the check, and the test, until CTest's timeout. Each command,
+# page load and script gets a limit instead, and one that runs out is a failed check that says so.
+COMMAND_LIMIT_S, PAGE_LIMIT_S, SCRIPT_LIMIT_S = 120, 60, 30
 
 
 def open_browser():
@@ -60,8 +64,13 @@ def open_browser():
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.remote.remote_connection import RemoteConnection
+    RemoteConnection.set_timeout(COMMAND_LIMIT_S)
     try:
-        return webdriver.Chrome(service=Service(driver), options=options), ""
+        chrome = webdriver.Chrome(service=Service(driver), options=options)
+        chrome.set_page_load_timeout(PAGE_LIMIT_S)
+        chrome.set_script_timeout(SCRIPT_LIMIT_S)
+        return chrome, ""
     except WebDriverException as exc:   # installed but cannot start here (no display server is needed: headless)
         return None, f"chromium did not start: {str(exc.msg or exc).strip().splitlines()[0][:300]}"
 
@@ -135,8 +144,13 @@ def main(argv=None) -> int:
         grading = read_grading(args.out)
         check_class_page(driver, grading, checks)
         check_student_pages(driver, grading, checks)
+    except Exception as exc:   # noqa: BLE001 (a browser that stopped answering, past its limits above)
+        checks.check(False, f"the browser stopped the check ({type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]})")
     finally:
-        driver.quit()
+        try:
+            driver.quit()
+        except Exception:   # noqa: BLE001 (one that no longer answers: its process ends with ours)
+            pass
     failed = [what for ok, what in checks.results if not ok]
     for ok, what in checks.results:
         if ok:

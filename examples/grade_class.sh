@@ -43,10 +43,27 @@ fi
 export REDUCTION_TEST_SECRET REDUCTION_KEY_SECRET
 # The sandbox users' processes from before (another service's, another grading's): not this one's leftovers.
 running_before=$("$py" "$here/examples/check_class.py" --sandbox-pids || true)
+# A grading still running after REDUCTION_GRADE_LIMIT_S (default 2400, under CTest's 3000) is a hang:
+# its process tree and every thread's stack (grade.py's SIGUSR1) are printed, then it is stopped.
+limit=${REDUCTION_GRADE_LIMIT_S:-2400}
 "$py" "$here/examples/with_session_key.py" -- \
   "$py" "$here/grading/grade.py" "$class" --build-dir "$build" --out "$out" --no-build "${force[@]}" --require-sandbox \
-  ${REDUCTION_GRADE_ARGS:-}
+  ${REDUCTION_GRADE_ARGS:-} &
+grader=$!
+trap 'kill -TERM $grader 2>/dev/null' INT TERM
+waited=0
+while kill -0 $grader 2>/dev/null && [ $waited -lt "$limit" ]; do sleep 1; waited=$((waited + 1)); done
+if kill -0 $grader 2>/dev/null; then
+  echo "grade.py did not end within $limit s (REDUCTION_GRADE_LIMIT_S); what it runs:"
+  ps -eo pid,ppid,user,stat,etime,wchan:24,args --forest | cut -c1-200 | head -150
+  kill -USR1 $grader; sleep 3; kill -TERM $grader; sleep 20; kill -KILL $grader 2>/dev/null
+  wait $grader
+  echo "grade.py did not end within $limit s: its threads' stacks and processes are above"
+  exit 1
+fi
+wait $grader
 status=$?
+trap - INT TERM
 if [ $status = 4 ]; then
   echo "SKIPPED: the $kind class is graded only in the sandbox (run as root with bubblewrap installed)"
   exit 77
@@ -57,8 +74,10 @@ fi
 "$py" "$here/examples/check_class.py" "$class" "$out" --detect-gpu --running-before "$running_before" \
   --exit-status "$status"
 verdicts=$?
-# The class report in a browser (77: none here, and it said so; the verdicts above still decide).
-"$py" "$here/examples/check_report.py" "$out"
+# The class report in a browser (77: none here, and it said so; the verdicts above still decide). Its
+# own limits bound each browser command; this bounds the whole.
+timeout -k 30 900 "$py" "$here/examples/check_report.py" "$out"
 report=$?
+[ $report = 124 ] && echo "check_report.py did not end within 900 s"
 [ $report = 77 ] && report=0
 [ $verdicts = 0 ] && [ $report = 0 ]

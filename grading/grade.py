@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Grade reduction-labs submissions (a class, or your own labs/ with --self). See grading/README.md."""
 
+import faulthandler
+import signal
 import sys
 from pathlib import Path
 
@@ -21,4 +23,6 @@ def dispatch(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # `kill -USR1 PID` prints every thread's stack on stderr: where a grading that seems stuck waits.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     sys.exit(dispatch(sys.argv[1:]))

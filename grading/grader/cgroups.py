@@ -68,6 +68,7 @@ class Trees:
     usage: Path | None           # the CPU time (v2: cpu; v1: cpuacct's tree), None: not mounted
     cpuset: Path | None          # the cores; None: no cpuset controller here
     mount: Path | None = None    # v2: the tree's root, from which the controllers are enabled down to `cpu`
+    own: Path | None = None      # the grader's own cgroup in the cpu tree: where a starved, killed run goes (ending.py)
 
     def all(self) -> tuple[Path, ...]:
         """Each tree once."""
@@ -95,6 +96,14 @@ def base(mount: Path, own: str | None) -> Path:
     return mount.joinpath(*[part for part in parts[1:-1] if part])
 
 
+def own_folder(mount: Path, own: str | None) -> Path | None:
+    """The grader's own cgroup in a tree mounted at `mount` (None where its path is not a plain one)."""
+    parts = (own or "").split("/")
+    if not (own or "").startswith("/") or ".." in parts:
+        return None
+    return mount.joinpath(*[part for part in parts[1:] if part])
+
+
 def _unescape(field: str) -> str:
     """A /proc/self/mounts field: spaces, tabs, newlines and backslashes are octal escapes there."""
     for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
@@ -108,6 +117,7 @@ def detect(mounts: str, fs: Fs | None = None, own: str = "") -> Trees | str:
     (with cpuacct and cpuset where mounted)."""
     fs, mine = fs or Fs(), own_cgroups(own)
     v1: dict[str, tuple[Path, bool]] = {}
+    own_cpu: Path | None = None
     read_only = []
     for line in mounts.splitlines():
         fields = line.split()
@@ -124,17 +134,20 @@ def detect(mounts: str, fs: Fs | None = None, own: str = "") -> Trees | str:
                     read_only.append(str(where))
                     continue
                 folder = base(where, mine.get(""))
-                return Trees(2, folder, folder, folder if "cpuset" in offered else None, where)
+                return Trees(2, folder, folder, folder if "cpuset" in offered else None, where,
+                             own_folder(where, mine.get("")))
         elif kind == "cgroup":
             for controller in ("cpu", "cpuacct", "cpuset"):
                 if controller in options:
                     v1.setdefault(controller, (base(where, mine.get(controller)), "ro" in options))
+            if "cpu" in options and own_cpu is None:
+                own_cpu = own_folder(where, mine.get("cpu"))
     if "cpu" in v1:
         cpu, ro = v1["cpu"]
         if ro:
             return f"the cgroup tree {cpu} is read-only"
         usable = {name: path for name, (path, ro) in v1.items() if not ro}
-        return Trees(1, cpu, usable.get("cpuacct"), usable.get("cpuset"))
+        return Trees(1, cpu, usable.get("cpuacct"), usable.get("cpuset"), own=own_cpu)
     if read_only:
         return f"the cgroup tree {read_only[0]} is read-only"
     return "no cgroup tree with the cpu controller is mounted"

@@ -27,6 +27,7 @@ import threading
 import time
 
 from .contract import REPORT_FD_FLAG, TOKEN_FD_FLAG
+from .ending import Ending, wait_killed
 from .verdicts import ProcessResult
 
 HEAD_BYTES = 2 << 20     # keep the first 2 MiB of a stream (the observations of a test run are far less)
@@ -183,11 +184,13 @@ class _Report:
 def run_process(command: list[str], timeout: float | None, env: dict[str, str] | None = None,
                 cwd: str | os.PathLike | None = None, preexec=None, stall_s: float | None = None,
                 output_limit: int | None = None, channel: Channel | None = None,
-                pass_fds: tuple[int, ...] = ()) -> ProcessResult:
+                pass_fds: tuple[int, ...] = (), ending: Ending | None = None) -> ProcessResult:
     """Runs `command` in a new process group with exactly `env` (None: the grader's own); kills the
     group when `timeout` seconds pass, or `stall_s` pass with no progress: a new report line when
     the run has a `channel` (the student's own printing keeps nothing alive), else any output.
-    The run inherits the channel's descriptors and `pass_fds` (the sandbox's seccomp filter)."""
+    The run inherits the channel's descriptors and `pass_fds` (the sandbox's seccomp filter). A
+    sandboxed run's `ending` kills what it left outside its group and frees a killed run its CPU
+    share starves (ending.py): the wait for a killed run is bounded."""
     if _STOPPING.is_set():
         raise Stopping("the grader is stopping")
     start = time.monotonic()
@@ -232,11 +235,11 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
                         pass
         except BaseException:  # Ctrl-C: leave nothing running behind
             _kill_group(process.pid)
-            process.wait()
+            wait_killed(process, _kill_group, ending)
             raise
         finally:
             _kill_group(process.pid)  # the limit, or anything the run left in its group
-            process.wait()
+            unended = wait_killed(process, _kill_group, ending)
             with _LIVE_LOCK:
                 _LIVE.discard(process.pid)
         drained = time.monotonic() + DRAIN_S
@@ -248,4 +251,4 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
         return ProcessResult(process.returncode, _read_limited(out), _read_limited(err), timed_out,
                              time.monotonic() - start, list(command), timeout, stalled, flood,
                              report=report.transcript.decode("utf-8", errors="replace") if channel else "",
-                             token=channel.token if channel else "")
+                             token=channel.token if channel else "", unended=unended)

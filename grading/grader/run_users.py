@@ -97,6 +97,13 @@ def _kill(pid: int, uid: int) -> None:
         os.close(descriptor)
 
 
+def kill_processes_of(uid: int) -> None:
+    """SIGKILL to every process running as `uid` now: a run's, as it ends (ending.py), with what it
+    started in sessions and namespaces of its own, outside the process group the grader kills."""
+    for pid in processes_of({uid}):
+        _kill(pid, uid)
+
+
 def _private_folder(path: Path) -> Path:
     """`path`, made if missing: a folder (not a link) of this process's user that no one else may enter."""
     try:

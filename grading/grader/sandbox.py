@@ -44,7 +44,7 @@ from .denied_libraries import denied_library_files
 from .gpu_nodes import GpuView, every_node, own_node
 from .keyrings import join_new_session_keyring
 from .minimal_etc import ETC_KINDS, MinimalEtc
-from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users
+from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users, kill_processes_of
 from .seccomp_filter import SeccompFilter, build as build_seccomp
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt", "/sys")  # /sys: the CUDA driver
@@ -176,6 +176,12 @@ class Sandbox:
         else:
             with self.users.lease() as user:
                 yield user
+
+    def kill_run(self, user: RunUser | None) -> None:
+        """SIGKILL to every process of `user`, a run's own uid, as the run ends (ending.py); nothing
+        where runs share a uid or run unsandboxed (the uid is not the run's alone)."""
+        if self.enabled and user is not None and self.users is not None and user.uid != SHARED_UID:
+            kill_processes_of(user.uid)
 
     @contextlib.contextmanager
     def seccomp_fds(self) -> Iterator[tuple[int, ...]]:

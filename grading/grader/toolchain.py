@@ -28,6 +28,7 @@ from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, pars
     refused_headers, used_headers
 from .manifest import Lab, Manifest
 from .contract import CLOCK_OUT_FD_FLAG, TOKEN_FD_FLAG
+from .ending import Ending
 from .process import Channel, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
 from .sanitizer_log import ERROR_EXITCODE, LogChannel, log_text
@@ -156,9 +157,10 @@ class Toolchain:
                            *[f"{name}={value}" for name, value in env.items()], *command]
                 env = None
             preexec = self.cpu_share.preexec(group, pinned(self.sandbox.preexec(self.limits), cpu))  # its share first
+            ending = Ending(kill=lambda: self.sandbox.kill_run(user), rescue=self.cpu_share.rescue)
             return run_process(command, timeout, env=env,
                                cwd=view.cwd, preexec=preexec, stall_s=stall_s,
-                               output_limit=self.limits.file_bytes, channel=channel, pass_fds=fds)
+                               output_limit=self.limits.file_bytes, channel=channel, pass_fds=fds, ending=ending)
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
         """The trusted checker on what arrived on a run's report channel (never on its stdout)."""

@@ -52,6 +52,7 @@ class ProcessResult:
     report: str = ""              # its report channel as a transcript: each line as it arrived, after its arrival time
     token: str = ""               # the token that channel's lines must carry
     log: str = ""                 # a sanitizer run's: compute-sanitizer's own log, from its channel (sanitizer_log.py)
+    unended: str = ""             # killed, it did not end within the grader's wait (ending.py): what the grader saw
 
 
 @dataclass

@@ -45,7 +45,7 @@ class Layouts(TreeCase):
     def test_v2_where_a_cgroup2_mount_offers_the_cpu_controller(self):
         mounts, fs = v2_tree(self.root)
         self.assertEqual(detect(mounts, fs), Trees(2, self.root, self.root, self.root, self.root))
-        self.assertEqual(detect(mounts, fs, "0::/\n"), Trees(2, self.root, self.root, self.root, self.root))
+        self.assertEqual(detect(mounts, fs, "0::/\n"), Trees(2, self.root, self.root, self.root, self.root, self.root))
 
     def test_the_subtrees_go_beside_the_graders_own_cgroup(self):
         mounts, fs = v2_tree(self.root)
@@ -56,6 +56,17 @@ class Layouts(TreeCase):
         mounts, fs = v1_tree(Path(self.tmp.name) / "v1", together=False)
         trees = detect(mounts, fs, "3:cpuset:/\n2:cpuacct:/a/b\n1:cpu:/a/b\n0::/\n")
         self.assertEqual((trees.cpu.name, trees.usage.name, trees.cpuset.name), ("a", "a", "cpuset"))
+
+    def test_the_graders_own_cgroup_in_the_cpu_tree_is_known_for_a_starved_run(self):
+        mounts, fs = v2_tree(self.root)
+        slurm = "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n"
+        self.assertEqual(detect(mounts, fs, slurm).own, self.root / "system.slice/slurmstepd.scope/job_7/step_0/user/task_0")
+        self.assertEqual(detect(mounts, fs, "0::/\n").own, self.root)
+        self.assertIsNone(detect(mounts, fs, "0::/../elsewhere\n").own)
+        self.assertIsNone(detect(mounts, fs).own)   # not known: nothing is moved
+        mounts, fs = v1_tree(Path(self.tmp.name) / "v1", together=False)
+        trees = detect(mounts, fs, "3:cpuset:/\n2:cpuacct:/x\n1:cpu:/a/b\n0::/\n")
+        self.assertEqual(trees.own, Path(self.tmp.name) / "v1" / "cpu" / "a" / "b")
 
     def test_v1_beside_a_cgroup2_without_controllers_as_on_the_project_machine(self):
         mounts, fs = v1_tree(self.root, together=False)
@@ -215,6 +226,34 @@ class Subtrees(TreeCase):
                 self.assertEqual(cpu_max.read_text(encoding="ascii").strip(), "max 100000")
             self.assertEqual(fs.written(cpu_max), ["100000 100000", "max 100000", "100000 100000"])
         share.close()
+
+
+class Rescue(TreeCase):
+    """A killed run its own share starves is moved into the grader's own cgroup (grader/ending.py)."""
+
+    def test_a_starved_process_goes_to_the_graders_own_cgroup_of_the_cpu_tree(self):
+        for layout, own in ((v2_tree, "0::/\n"), (v1_tree, "1:cpu,cpuacct:/\n0::/\n")):
+            with self.subTest(layout.__name__):
+                mounts, fs = layout(Path(self.tmp.name) / layout.__name__)
+                share = CpuShare(detect(mounts, fs, own), fs=fs, cores=range(4), name="g1-1")
+                share.start(in_flight=2, timing=False)
+                self.assertEqual(share.rescue(4242), "")
+                self.assertEqual(fs.written(share.trees.own / "cgroup.procs"), ["4242"])
+                self.assertEqual(share.trees.own, share.trees.cpu)   # the grader at the root: beside its subtree
+                share.close()
+
+    def test_without_a_known_own_cgroup_or_a_share_it_says_why_and_moves_nothing(self):
+        mounts, fs = v2_tree(self.root)
+        share = CpuShare(detect(mounts, fs), fs=fs, cores=range(4), name="g1-1")
+        self.assertIn("not known", share.rescue(4242))
+        self.assertIn("not known", CpuShare.off("not root").rescue(4242))
+        self.assertEqual(fs.written(self.root / "cgroup.procs"), [])
+
+    def test_a_refused_move_says_why(self):
+        mounts, fs = v2_tree(self.root)
+        share = CpuShare(detect(mounts, fs, "0::/\n"), fs=fs, cores=range(4), name="g1-1")
+        fs.refuse["cgroup.procs"] = errno.EPERM
+        self.assertIn("cgroup.procs", share.rescue(4242))
 
 
 class Failures(TreeCase):

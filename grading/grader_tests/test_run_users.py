@@ -13,7 +13,8 @@ import unittest
 from pathlib import Path
 
 from grader_tests.helpers import GRADING
-from grader.run_users import LOCK_FOLDER, RUN_UIDS, SHARED_UID, UidPool, describe_users, processes_of, uids_described
+from grader.run_users import LOCK_FOLDER, RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users, processes_of, uids_described
+from grader.sandbox import Sandbox
 
 
 class TestUidPool(unittest.TestCase):
@@ -109,6 +110,24 @@ class TestUidPool(unittest.TestCase):
             self.assertEqual(leftover.wait(timeout=5), -9)
             self.assertEqual(processes_of({user.uid}), [])
         self.assertLess(time.monotonic() - start, 5)
+
+    @unittest.skipUnless(os.geteuid() == 0, "needs root to start a process as another uid")
+    def test_a_runs_processes_in_sessions_of_their_own_are_killed_as_the_run_ends(self):
+        pool = UidPool(RUN_UIDS, LOCK_FOLDER)
+        with pool.lease() as user:
+            outside = subprocess.Popen(["sleep", "60"], user=user.uid, group=user.gid, start_new_session=True)
+            self.addCleanup(outside.kill)
+            with UidPool(range(user.uid + 1, user.uid + 2), LOCK_FOLDER).lease(wait_s=30) as other:
+                classmate = subprocess.Popen(["sleep", "60"], user=other.uid, group=other.gid)
+                self.addCleanup(classmate.kill)
+                Sandbox(enabled=True, users=pool).kill_run(user)
+                self.assertEqual(outside.wait(timeout=5), -9)
+                self.assertIsNone(classmate.poll(), "another run's process was killed")
+                # Where runs share one uid (no range), or run unsandboxed, nothing is the run's alone.
+                Sandbox(enabled=True, users=None).kill_run(RunUser(other.uid, other.gid))
+                Sandbox(enabled=False, users=pool).kill_run(RunUser(other.uid, other.gid))
+                time.sleep(0.2)
+                self.assertIsNone(classmate.poll(), "a shared or unsandboxed uid's processes were killed")
 
 
 if __name__ == "__main__":
