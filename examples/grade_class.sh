@@ -6,6 +6,8 @@
 #   bash examples/grade_class.sh attacks|example BUILD_DIR
 #   REDUCTION_GRADE_ARGS="--in-flight 8" bash examples/grade_class.sh ...   # more options for grade.py
 #   REDUCTION_GRADE_RESUME=1 bash examples/grade_class.sh ...   # go on with a grading that was cut off
+#   REDUCTION_GRADE_LIMIT_S=600 bash examples/grade_class.sh ...  # a hang's limit (default 2400 s): past
+#                                       # it, the grader's processes and threads' stacks, then it stops
 #
 # A grading cut off (a machine lent for a few minutes at a time) goes on where it stopped with
 # REDUCTION_GRADE_RESUME=1: the students already graded keep their records (grade.py without --force)

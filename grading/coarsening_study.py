@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Lab 10's coarsening study in one command (labs/10_two_step/README.md, "The coarsening study").
 Builds lab 10 once per coarsening C (-DREDUCTION_LAB10_COARSENING=C: C 16-byte vectors per thread,
-a grid that follows n) and once with its own one-wave grid, times each variant beside the
-reference, CUB and the read roof (reduction_bench, one run per variant), writes one timings CSV
-and draws the figure (tools/plot.sh --figures coarsening).
+a grid that follows n) and once with its own one-wave grid, times every variant in one run of
+reduction_bench (--variant: all of them interleaved with the reference, sample by sample, beside
+CUB and the read roof), writes its timings CSV and draws the figure (tools/plot.sh --figures
+coarsening).
 
     python3 grading/coarsening_study.py [--build-dir build/student] [--source FILE]
         [--coarsening 1,2,4,8,16,32] [--sizes 2^20,2^22,2^24,2^26,2^28] [--types float] [--out DIR]
@@ -15,10 +16,10 @@ are built and the command stops there with exit 2, saying that timing needs a GP
 from __future__ import annotations
 
 import argparse
-import csv
-import io
+import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,6 @@ LAB_FILE = Path("labs") / "10_two_step" / "two_step.cu"
 MODULE = "lab10_two_step.so"   # the name reduction_bench finds lab 10 by, in each variant's folder
 ONE_WAVE = "one wave"          # the lab's own grid (plots/plotting/coarsening.py draws it dashed)
 NO_GPU = "no CUDA GPU"         # reduction_bench's words when it cannot time a GPU lab
-OWN_ROWS = ("reference", "baseline")  # rows every variant's run repeats: the CSV keeps the first run's
 
 
 @dataclass(frozen=True)
@@ -56,22 +56,6 @@ def build(manifest: Manifest, source: Path, variant: Variant, folder: Path) -> N
         raise GraderError(f"{source} does not build as {variant.name}:\n{done.stderr[-2000:]}")
 
 
-def merge(csv_texts: list[str]) -> str:
-    """One CSV from the variants' runs: every variant's own rows, and the reference, CUB and roof
-    rows of the first run only (a timings CSV has one row per student, lab, type and n)."""
-    out = io.StringIO()
-    writer = None
-    for index, text in enumerate(csv_texts):
-        reader = csv.DictReader(io.StringIO(text))
-        writer = writer or csv.DictWriter(out, fieldnames=reader.fieldnames, lineterminator="\n")
-        if index == 0:
-            writer.writeheader()
-        for row in reader:
-            if index == 0 or row["student"] not in OWN_ROWS:
-                writer.writerow(row)
-    return out.getvalue()
-
-
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", type=Path, default=Path("build/student"), help="a configured build")
@@ -92,19 +76,20 @@ def parse_args(argv):
     return args
 
 
-def time_all(bench: Path, folders: dict[Variant, Path], args) -> tuple[list[str], str]:
-    """Each variant's CSV text, or ([], why) when a run failed (no GPU: the reason says so)."""
-    texts = []
-    for variant, folder in folders.items():
-        csv_path = folder / "timings.csv"
-        done = subprocess.run([str(bench), "--student-dir", str(folder), "--student-name", variant.name, "--labs", "10",
-                               "--sizes", args.sizes, "--types", args.types, "--budget", args.budget,
-                               "--csv", str(csv_path)], capture_output=True, text=True)
-        print(done.stdout, end="", flush=True)
-        if done.returncode != 0:
-            return [], done.stderr.strip() or f"reduction_bench exited {done.returncode}"
-        texts.append(csv_path.read_text(encoding="utf-8"))
-    return texts, ""
+def bench_command(bench: Path, folders: dict[Variant, Path], args, csv_path: Path) -> list[str]:
+    """One reduction_bench run: every variant (--variant NAME:DIR) interleaved with the reference."""
+    variants = [arg for variant, folder in folders.items() for arg in ("--variant", f"{variant.name}:{folder}")]
+    return [str(bench), "--labs", "10", *variants, "--sizes", args.sizes, "--types", args.types,
+            "--budget", args.budget, "--csv", str(csv_path)]
+
+
+def time_all(bench: Path, folders: dict[Variant, Path], args, csv_path: Path) -> str:
+    """"" once `csv_path` holds the run's timings, else why not (no GPU: the reason says so)."""
+    done = subprocess.run(bench_command(bench, folders, args, csv_path), capture_output=True, text=True)
+    print(done.stdout, end="", flush=True)
+    if done.returncode != 0:
+        return done.stderr.strip() or f"reduction_bench exited {done.returncode}"
+    return ""
 
 
 def main(argv=None) -> int:
@@ -114,19 +99,18 @@ def main(argv=None) -> int:
         source = args.source or manifest.source_dir / LAB_FILE
         out = args.out or manifest.binary_dir / "coarsening-study"
         folders = {variant: out / variant.name.replace("=", "").replace(" ", "_") for variant in variants(args.coarsening)}
-        for variant, folder in folders.items():
-            build(manifest, source, variant, folder)
-            print(f"built {variant.name}: {folder / MODULE}", flush=True)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:   # nvcc runs: side by side
+            for variant, _ in zip(folders, pool.map(lambda item: build(manifest, source, *item), folders.items())):
+                print(f"built {variant.name}: {folders[variant] / MODULE}", flush=True)
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    texts, why = time_all(manifest.binary_dir / "common" / "bench" / "reduction_bench", folders, args)
-    if not texts:
+    timings = out / "coarsening.csv"
+    why = time_all(manifest.binary_dir / "common" / "bench" / "reduction_bench", folders, args, timings)
+    if why:
         print(f"not timed: {why}" + (" (the variants are built; run this again on a GPU machine)" if NO_GPU in why else ""),
               file=sys.stderr)
         return 2
-    timings = out / "coarsening.csv"
-    timings.write_text(merge(texts), encoding="utf-8")
     print(f"timings: {timings}")
     status = 0
     for element_type in args.types.split(","):

@@ -35,7 +35,17 @@ namespace fs = std::filesystem;
 struct LabPair {
   int number = 0;
   std::optional<LabModule> student, reference;
+  std::vector<std::pair<std::string, LabModule>> variants;  // --variant: named builds in place of yours
   std::string folder;
+
+  // Who is timed, in order: yours (or the A/A side), the variants, the reference last.
+  std::vector<std::pair<std::string, const LabModule*>> timed(const Options& options) const {
+    std::vector<std::pair<std::string, const LabModule*>> who;
+    if (student) who.emplace_back(options.aa_check ? "A/A" : options.student_name, &*student);
+    for (const auto& [name, module] : variants) who.emplace_back(name, &module);
+    if (reference) who.emplace_back("reference", &*reference);
+    return who;
+  }
 };
 
 // lab<NN>_<name>.so files of a folder, by lab number.
@@ -55,25 +65,36 @@ std::vector<LabPair> load_labs(const Options& options) {
   const auto students = find_modules(options.student_dir);
   const auto references = find_modules(options.reference_dir);
   std::vector<int> numbers = options.labs;
+  const bool variants = !options.variants.empty();
   if (numbers.empty())
-    for (const auto& [number, path] : (options.references_only || options.aa_check ? references : students))
+    for (const auto& [number, path] : (options.references_only || options.aa_check ? references
+                                       : variants ? find_modules(options.variants.front().second) : students))
       numbers.push_back(number);
   std::vector<LabPair> labs;
   for (int number : numbers) {
     LabPair pair;
     pair.number = number;
     if (const auto it = references.find(number); it != references.end()) pair.reference = LabModule::load(it->second);
+    for (const auto& [name, dir] : options.variants) {
+      const auto found = find_modules(dir);
+      const auto it = found.find(number);
+      if (it == found.end())
+        throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + dir + " (--variant " +
+                                    name + ")");
+      pair.variants.emplace_back(name, LabModule::load(it->second));
+    }
     if (options.aa_check) {
       pair.student = pair.reference;  // A/A: the same implementation on both sides
-    } else if (!options.references_only) {
+    } else if (!options.references_only && !variants) {
       const auto it = students.find(number);
       if (it == students.end())
         throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + options.student_dir);
       pair.student = LabModule::load(it->second);
     }
-    if (!pair.student && !pair.reference)  // --references-only or --aa: nothing to time
+    const auto who = pair.timed(options);
+    if (who.empty())  // --references-only or --aa: nothing to time
       throw std::invalid_argument(missing_references_note({number}, options.reference_dir));
-    pair.folder = (pair.student ? *pair.student : *pair.reference).folder();
+    pair.folder = who.front().second->folder();
     labs.push_back(std::move(pair));
   }
   return labs;
@@ -85,7 +106,7 @@ std::vector<LabPair> load_labs(const Options& options) {
 int dry_run(const Options& options) {
   const auto students = find_modules(options.student_dir);
   const auto references = find_modules(options.reference_dir);
-  const bool times_yours = !options.references_only && !options.aa_check;
+  const bool times_yours = !options.references_only && !options.aa_check && options.variants.empty();
   std::vector<int> numbers = options.labs, missing;
   if (numbers.empty())
     for (const auto& [number, path] : (times_yours ? students : references)) numbers.push_back(number);
@@ -99,6 +120,13 @@ int dry_run(const Options& options) {
     std::cout << "lab " << (number < 10 ? "0" : "") << number << ": yours "
               << (!times_yours ? "not timed" : yours == students.end() ? "MISSING" : yours->second.string())
               << "; reference " << (reference == references.end() ? "none" : reference->second.string()) << "\n";
+    for (const auto& [name, dir] : options.variants) {
+      const auto found = find_modules(dir);
+      const auto it = found.find(number);
+      std::cout << "lab " << (number < 10 ? "0" : "") << number << ": variant " << name << " "
+                << (it == found.end() ? "MISSING in " + dir : it->second.string()) << "\n";
+      if (it == found.end()) status = 2;
+    }
     if (times_yours && yours == students.end()) status = 2;
     if (reference == references.end()) missing.push_back(number);
   }
@@ -139,13 +167,14 @@ struct Workload {
   std::size_t n;
   std::vector<T> host;
   DeviceBuffer<T> input;
-  DeviceBuffer<T> outputs;  // one slot per implementation, so interleaving never shares one
+  DeviceBuffer<T> outputs;  // one slot per implementation timed (at least 4), so interleaving never shares one
   DeviceBuffer<unsigned char> temp;
   ReferenceSum expected;
   std::int32_t expected_int = 0;
 
-  explicit Workload(std::size_t count)
-      : n(count), host(make_input<T>(Pattern::mixed_sign, count, default_seed())), input(count), outputs(4),
+  Workload(std::size_t count, std::size_t slots)
+      : n(count), host(make_input<T>(Pattern::mixed_sign, count, default_seed())), input(count),
+        outputs(std::max<std::size_t>(4, slots)),
         temp(guaranteed_temp_storage_bytes(count)), expected(reference_sum(host)) {
     input.upload(host);
     REDUCTION_CHECK(cudaDeviceSynchronize());  // the upload is on the legacy stream: finish it first
@@ -189,7 +218,7 @@ class Bench {
   template <typename T>
   void measure_size(const std::vector<LabPair>& labs, std::size_t n, const std::string& type, std::size_t& done,
                     std::size_t total) {
-    Workload<T> work(n);
+    Workload<T> work(n, 2 + options_.variants.size());
     const double bytes = static_cast<double>(n) * sizeof(T);
     measure_baselines(work, type, bytes);
     for (const auto& lab : labs) {
@@ -271,8 +300,10 @@ class Bench {
   void measure_lab(Workload<T>& work, const LabPair& lab, const std::string& type, double bytes) {
     std::vector<const LabModule*> who;
     std::vector<std::string> names;
-    if (lab.student) { who.push_back(&*lab.student); names.push_back(options_.aa_check ? "A/A" : options_.student_name); }
-    if (lab.reference) { who.push_back(&*lab.reference); names.push_back("reference"); }
+    for (const auto& [name, module] : lab.timed(options_)) {
+      who.push_back(module);
+      names.push_back(name);
+    }
 
     std::vector<Timing> timings(who.size());
     std::vector<std::string> failures(who.size());
@@ -312,7 +343,7 @@ class Bench {
       }
       rows_.push_back(row);
     }
-    if (lab.student && lab.reference && failures.back().empty()) {
+    if (lab.reference && who.size() > 1 && failures.back().empty()) {
       const double ref = timings.back().stats.median;
       for (std::size_t r = first; r < rows_.size(); ++r) {
         if (rows_[r].student == "reference" || !rows_[r].median_us) continue;
@@ -382,12 +413,12 @@ std::string value_and_bits(T value) {
 }
 
 template <typename T>
-void run_each_once(const std::vector<LabPair>& labs, std::size_t n) {
-  Workload<T> work(n);
+void run_each_once(const std::vector<LabPair>& labs, std::size_t n, const Options& options) {
+  Workload<T> work(n, 4);
   Stream stream;
   for (const auto& lab : labs) {
-    for (const LabModule* module : {lab.student ? &*lab.student : nullptr, lab.reference ? &*lab.reference : nullptr}) {
-      if (module == nullptr) continue;
+    for (const auto& timed : lab.timed(options)) {
+      const LabModule* module = timed.second;
       T got{};
       LabCallResult result;
       if (module->runs_on_device()) {
@@ -414,9 +445,7 @@ void time_on_host(const LabPair& lab, std::size_t n, const std::string& type, co
                   std::vector<Row>& rows) {
   const std::vector<T> input = make_input<T>(Pattern::mixed_sign, n, default_seed());
   const ReferenceSum expected = reference_sum(input);
-  std::vector<std::pair<std::string, const LabModule*>> who;
-  if (lab.student) who.emplace_back(options.aa_check ? "A/A" : options.student_name, &*lab.student);
-  if (lab.reference) who.emplace_back("reference", &*lab.reference);
+  const auto who = lab.timed(options);
   const std::size_t first = rows.size();
   for (const auto& [name, module] : who) {
     Row row = basic_row(name, lab.folder, type, n);
@@ -449,16 +478,18 @@ void time_on_host(const LabPair& lab, std::size_t n, const std::string& type, co
     row.samples = s.count;
     rows.push_back(row);
   }
-  if (rows.size() - first == 2 && rows[first].median_us && rows.back().median_us) {
-    rows[first].ref_median_us = rows.back().median_us;
-    rows[first].ratio_to_ref = *rows[first].median_us / *rows.back().median_us;
+  const bool reference_timed = lab.reference && rows.size() - first == who.size() && rows.back().median_us;
+  for (std::size_t r = first; reference_timed && r + 1 < rows.size(); ++r) {
+    if (!rows[r].median_us) continue;
+    rows[r].ref_median_us = rows.back().median_us;
+    rows[r].ratio_to_ref = *rows[r].median_us / *rows.back().median_us;
   }
 }
 
 int run_without_gpu(const Options& options, const std::vector<LabPair>& labs) {
   std::vector<std::string> gpu_labs;
   for (const auto& lab : labs)
-    if ((lab.student ? *lab.student : *lab.reference).runs_on_device()) gpu_labs.push_back(lab.folder);
+    if (lab.timed(options).front().second->runs_on_device()) gpu_labs.push_back(lab.folder);
   if (!gpu_labs.empty() || options.run_once || labs.empty()) {
     std::cerr << "error: no CUDA GPU on this machine: GPU labs cannot be timed"
               << (gpu_labs.empty() ? "" : " (asked for " + gpu_labs.front() + (gpu_labs.size() > 1 ? ", ..." : "") + ")")
@@ -488,7 +519,7 @@ int run(int argc, char** argv) {
   if (!cuda_device_available()) return run_without_gpu(*options, labs);
   if (options->run_once) {
     for (const auto& type : options->types)
-      for (std::size_t n : options->sizes) type == "int" ? run_each_once<int>(labs, n) : run_each_once<float>(labs, n);
+      for (std::size_t n : options->sizes) type == "int" ? run_each_once<int>(labs, n, *options) : run_each_once<float>(labs, n, *options);
     say_missing_references(labs, *options);
     return 0;
   }

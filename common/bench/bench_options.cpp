@@ -18,6 +18,9 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --student-dir DIR     your lab modules (default: this build's labs/)
   --reference-dir DIR   reference modules (default: this build's solutions/ or the release's)
   --student-name NAME   the name in the CSV's student column (default: student)
+  --variant NAME:DIR    time the lab modules in DIR as NAME, in place of yours; repeat it for
+                        several builds of a lab (a study: grading/coarsening_study.py), all
+                        interleaved with the reference in one run (NAME: no ':')
   --references-only     time only the references, CUB and the roof
   --sizes LIST          e.g. 2^24 | 2^10,2^20 | 2^10..2^28 (default: 2^10,2^12,...,2^28)
   --types float,int     element types (default: float,int)
@@ -106,6 +109,13 @@ std::optional<Options> parse_options(int argc, char** argv) {
     else if (arg == "--run-once") options.run_once = true;
     else if (arg == "--dry-run") options.dry_run = true;
     else if (arg == "--operators") options.operators = parse_operators(value());
+    else if (arg == "--variant") {
+      const std::string text = value();
+      const auto colon = text.find(':');
+      if (colon == 0 || colon == std::string::npos || colon + 1 == text.size())
+        throw std::invalid_argument("--variant NAME:DIR, e.g. C=4:build/study/C4 (got '" + text + "')");
+      options.variants.emplace_back(text.substr(0, colon), text.substr(colon + 1));
+    }
     else throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
   }
   if (options.sizes.empty()) options.sizes = options.aa_check ? std::vector<std::size_t>{1u << 24} : default_sizes();

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reduction::bench {
@@ -25,6 +26,8 @@ struct Options {
   bool run_once = false;                 // one call per module, no timing: for the profiler
   bool dry_run = false;                  // parse, list the modules, exit: no module loaded, no GPU
   std::vector<ReductionOperator> operators;  // lab 12's operators to time too (--operators)
+  // --variant NAME:DIR: builds of one lab timed side by side in place of yours (a study's knob)
+  std::vector<std::pair<std::string, std::string>> variants;
 };
 
 // The default sweep: 2^10, 2^12, ..., 2^28.

@@ -9,10 +9,10 @@ leftovers spend it: in CI a student's lab 01 run started 256 spinning processes,
 of its own; bubblewrap, killed, got 0.3 ms of CPU in 5 s, and the grader's wait for it never ended
 (the CI job's limit stopped it after 50 minutes).
 
-So every process of the run's uid is killed with its group (nothing of the run spins any more), and
-a first process that has not ended after KILLED_GRACE_S is moved out of the student's CPU share into
-the grader's own cgroup (a task with SIGKILL pending never runs user code again: nothing escapes the
-share). After KILLED_LIMIT_S more the grader stops waiting, says so on its log and goes on: a run
+So a first process that has not ended KILLED_GRACE_S after its group was killed is helped: every
+process of the run's uid is killed (nothing of the run spins any more), and it is moved out of the
+student's CPU share into the grader's own cgroup (a task with SIGKILL pending never runs user code
+again: nothing escapes the share). A run that ends at once costs nothing more (no scan of /proc). After KILLED_LIMIT_S more the grader stops waiting, says so on its log and goes on: a run
 that does not end never stops a grading.
 """
 
@@ -41,10 +41,10 @@ class Ending:
 def wait_killed(process: subprocess.Popen, kill_group: Callable[[int], None], ending: Ending | None) -> str:
     """Waits for `process`, just killed with its group; "" once it ended, else what the grader saw
     (also written on the grader's log) when it gave up after KILLED_LIMIT_S."""
-    if ending:
-        ending.kill()
     if _ended(process, KILLED_GRACE_S):
         return ""
+    if ending:
+        ending.kill()
     rescued = ending.rescue(process.pid) if ending else "no CPU share to move it out of"
     deadline = time.monotonic() + KILLED_LIMIT_S
     while time.monotonic() < deadline:

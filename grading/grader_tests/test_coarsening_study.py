@@ -1,28 +1,17 @@
 """grading/coarsening_study.py without a GPU: the variants and their nvcc lines (the study's knob
-set, the manifest's flags), the merged CSV (each variant's rows, the reference and baselines of the
-first run only, so that it loads as a timings CSV), and its arguments."""
+set, the manifest's flags), the one reduction_bench run that times them all (every variant a
+--variant NAME:DIR; the bench's own side is the CTest bench.variants_side_by_side), and its
+arguments."""
 
 import contextlib
 import io
-import sys
-import tempfile
 import unittest
 from pathlib import Path
 
 from grader_tests.helpers import REPO
 from grader.manifest import Manifest
 
-sys.path.insert(0, str(REPO / "plots"))
 import coarsening_study as study  # noqa: E402  (grading/ is on the path: grader_tests.helpers)
-from plotting.timings import COLUMNS, load_timings  # noqa: E402
-
-HEADER = ",".join(COLUMNS)
-
-
-def run_csv(student: str, median: str) -> str:
-    return "\n".join([HEADER, f"{student},10_two_step,float,16777216,{median},,,,,,,ok,gpu,2026-12-01",
-                      "reference,10_two_step,float,16777216,30.0,,,,,,,ok,gpu,2026-12-01",
-                      "baseline,cub,float,16777216,28.0,,,,,,,ok,gpu,2026-12-01"]) + "\n"
 
 
 class CoarseningStudyTest(unittest.TestCase):
@@ -38,14 +27,16 @@ class CoarseningStudyTest(unittest.TestCase):
                                    "-DREDUCTION_LAB10_COARSENING=8", "/src/labs/10_two_step/two_step.cu",
                                    "-o", "/out/C8/lab10_two_step.so"])
 
-    def test_the_merged_csv_has_one_row_per_student_lab_type_and_n(self):
-        merged = study.merge([run_csv("one wave", "29.0"), run_csv("C=1", "40.0"), run_csv("C=32", "29.5")])
-        lines = merged.splitlines()
-        self.assertEqual(lines[0], HEADER)
-        self.assertEqual([line.split(",")[0] for line in lines[1:]], ["one wave", "reference", "baseline", "C=1", "C=32"])
-        with tempfile.TemporaryDirectory() as tmp:  # the plots load it: no duplicate rows
-            (Path(tmp) / "coarsening.csv").write_text(merged, encoding="utf-8")
-            self.assertEqual(len(load_timings(Path(tmp) / "coarsening.csv")), 5)
+    def test_one_bench_run_times_every_variant_beside_the_reference(self):
+        folders = {variant: Path("/out") / variant.name.replace("=", "").replace(" ", "_")
+                   for variant in study.variants([1, 32])}
+        args = study.parse_args(["--sizes", "2^20,2^28", "--types", "float,int"])
+        command = study.bench_command(Path("/build/reduction_bench"), folders, args, Path("/out/coarsening.csv"))
+        self.assertEqual(command, ["/build/reduction_bench", "--labs", "10",
+                                   "--variant", "one wave:/out/one_wave", "--variant", "C=1:/out/C1",
+                                   "--variant", "C=32:/out/C32", "--sizes", "2^20,2^28", "--types", "float,int",
+                                   "--budget", "0.5", "--csv", "/out/coarsening.csv"])
+        self.assertTrue(all(":" not in variant.name for variant in folders))   # the bench splits at the first ':'
 
     def test_the_lab_source_exists_and_has_the_knob(self):
         # The knob is in the fixed part: the skeleton and the solution both have it.
