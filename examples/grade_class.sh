@@ -57,7 +57,7 @@ waited=0
 while kill -0 $grader 2>/dev/null && [ $waited -lt "$limit" ]; do sleep 1; waited=$((waited + 1)); done
 if kill -0 $grader 2>/dev/null; then
   echo "grade.py did not end within $limit s (REDUCTION_GRADE_LIMIT_S); what it runs:"
-  ps -eo pid,ppid,user,stat,etime,wchan:24,args --forest | cut -c1-200 | head -150
+  ps --deselect --ppid 2 -p 2 -o pid,ppid,user,stat,etime,wchan:24,args --forest | cut -c1-200 | head -150
   kill -USR1 $grader; sleep 3; kill -TERM $grader; sleep 20; kill -KILL $grader 2>/dev/null
   wait $grader
   echo "grade.py did not end within $limit s: its threads' stacks and processes are above"
