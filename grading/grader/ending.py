@@ -12,8 +12,9 @@ of its own; bubblewrap, killed, got 0.3 ms of CPU in 5 s, and the grader's wait 
 So a first process that has not ended KILLED_GRACE_S after its group was killed is helped: every
 process of the run's uid is killed (nothing of the run spins any more), and it is moved out of the
 student's CPU share into the grader's own cgroup (a task with SIGKILL pending never runs user code
-again: nothing escapes the share). A run that ends at once costs nothing more (no scan of /proc). After KILLED_LIMIT_S more the grader stops waiting, says so on its log and goes on: a run
-that does not end never stops a grading.
+again: nothing escapes the share). A run that ends at once costs nothing more (no scan of /proc).
+After KILLED_LIMIT_S more the grader stops waiting, says so on its log and goes on: a run that does
+not end never stops a grading.
 """
 
 from __future__ import annotations
