@@ -61,31 +61,38 @@ std::map<int, fs::path> find_modules(const std::string& dir) {
   return modules;
 }
 
+// --variant NAME:DIR: each variant's name and the lab modules of its folder, found once.
+std::vector<std::pair<std::string, std::map<int, fs::path>>> find_variants(const Options& options) {
+  std::vector<std::pair<std::string, std::map<int, fs::path>>> found;
+  for (const auto& [name, dir] : options.variants) found.emplace_back(name, find_modules(dir));
+  return found;
+}
+
 std::vector<LabPair> load_labs(const Options& options) {
   const auto students = find_modules(options.student_dir);
   const auto references = find_modules(options.reference_dir);
+  const auto variants = find_variants(options);
   std::vector<int> numbers = options.labs;
-  const bool variants = !options.variants.empty();
   if (numbers.empty())
     for (const auto& [number, path] : (options.references_only || options.aa_check ? references
-                                       : variants ? find_modules(options.variants.front().second) : students))
+                                       : !variants.empty() ? variants.front().second : students))
       numbers.push_back(number);
   std::vector<LabPair> labs;
   for (int number : numbers) {
     LabPair pair;
     pair.number = number;
     if (const auto it = references.find(number); it != references.end()) pair.reference = LabModule::load(it->second);
-    for (const auto& [name, dir] : options.variants) {
-      const auto found = find_modules(dir);
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const auto& [name, found] = variants[v];
       const auto it = found.find(number);
       if (it == found.end())
-        throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + dir + " (--variant " +
-                                    name + ")");
+        throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " +
+                                    options.variants[v].second + " (--variant " + name + ")");
       pair.variants.emplace_back(name, LabModule::load(it->second));
     }
     if (options.aa_check) {
       pair.student = pair.reference;  // A/A: the same implementation on both sides
-    } else if (!options.references_only && !variants) {
+    } else if (!options.references_only && variants.empty()) {
       const auto it = students.find(number);
       if (it == students.end())
         throw std::invalid_argument("no module for lab " + std::to_string(number) + " in " + options.student_dir);
@@ -107,6 +114,7 @@ int dry_run(const Options& options) {
   const auto students = find_modules(options.student_dir);
   const auto references = find_modules(options.reference_dir);
   const bool times_yours = !options.references_only && !options.aa_check && options.variants.empty();
+  const auto variants = find_variants(options);
   std::vector<int> numbers = options.labs, missing;
   if (numbers.empty())
     for (const auto& [number, path] : (times_yours ? students : references)) numbers.push_back(number);
@@ -120,11 +128,11 @@ int dry_run(const Options& options) {
     std::cout << "lab " << (number < 10 ? "0" : "") << number << ": yours "
               << (!times_yours ? "not timed" : yours == students.end() ? "MISSING" : yours->second.string())
               << "; reference " << (reference == references.end() ? "none" : reference->second.string()) << "\n";
-    for (const auto& [name, dir] : options.variants) {
-      const auto found = find_modules(dir);
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const auto& [name, found] = variants[v];
       const auto it = found.find(number);
       std::cout << "lab " << (number < 10 ? "0" : "") << number << ": variant " << name << " "
-                << (it == found.end() ? "MISSING in " + dir : it->second.string()) << "\n";
+                << (it == found.end() ? "MISSING in " + options.variants[v].second : it->second.string()) << "\n";
       if (it == found.end()) status = 2;
     }
     if (times_yours && yours == students.end()) status = 2;

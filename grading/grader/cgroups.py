@@ -86,22 +86,20 @@ def own_cgroups(text: str) -> dict[str, str]:
     return paths
 
 
-def base(mount: Path, own: str | None) -> Path:
-    """Where a grader's subtree goes in a tree mounted at `mount`: beside the grader's own cgroup (in
-    its parent), so that the students' runs stay inside what holds the grader (a Slurm job, a
-    systemd slice, a cgroup's limits); the tree's root where the grader is there, or is elsewhere."""
-    parts = (own or "/").split("/")
-    if not (own or "").startswith("/") or ".." in parts:
-        return mount
-    return mount.joinpath(*[part for part in parts[1:-1] if part])
-
-
 def own_folder(mount: Path, own: str | None) -> Path | None:
     """The grader's own cgroup in a tree mounted at `mount` (None where its path is not a plain one)."""
     parts = (own or "").split("/")
     if not (own or "").startswith("/") or ".." in parts:
         return None
     return mount.joinpath(*[part for part in parts[1:] if part])
+
+
+def base(mount: Path, own: str | None) -> Path:
+    """Where a grader's subtree goes in a tree mounted at `mount`: beside the grader's own cgroup (in
+    its parent), so that the students' runs stay inside what holds the grader (a Slurm job, a
+    systemd slice, a cgroup's limits); the tree's root where the grader is there, or is elsewhere."""
+    folder = own_folder(mount, own)
+    return mount if folder is None or folder == mount else folder.parent
 
 
 def _unescape(field: str) -> str:

@@ -97,11 +97,13 @@ def _kill(pid: int, uid: int) -> None:
         os.close(descriptor)
 
 
-def kill_processes_of(uid: int) -> None:
-    """SIGKILL to every process running as `uid` now: a run's, as it ends (ending.py), with what it
-    started in sessions and namespaces of its own, outside the process group the grader kills."""
-    for pid in processes_of({uid}):
+def kill_processes_of(uid: int) -> list[int]:
+    """SIGKILL to every process running as `uid` now (a run's leftovers, with what it started in
+    sessions and namespaces of its own, outside the process group the grader kills); their pids."""
+    found = processes_of({uid})
+    for pid in found:
         _kill(pid, uid)
+    return found
 
 
 def _private_folder(path: Path) -> Path:
@@ -165,11 +167,8 @@ class UidPool:
     @staticmethod
     def _clear(uid: int) -> bool:
         """True when no process runs as `uid`, after killing those that did."""
-        leftovers = processes_of({uid})
-        if not leftovers:
+        if not kill_processes_of(uid):
             return True
-        for pid in leftovers:
-            _kill(pid, uid)
         deadline = time.monotonic() + KILL_WAIT_S
         while time.monotonic() < deadline:
             if not processes_of({uid}):
