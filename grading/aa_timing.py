@@ -3,13 +3,16 @@
 sandbox, by the student's timing worker) between trusted runs of the same reference, through the
 same timekeeper, CPU share and timing core as a grading (benchmark.py). Rounds of
 trusted, student, trusted, ... ; each student run's ratio is its median over the mean of the
-trusted runs on either side, as a grading computes it. Prints every run's medians, then per lab,
+trusted runs on either side, as a grading computes it. Where a grading times host labs paired
+(toolchain.time_paired: a CPU share with a freezer, and the sandbox), so does this: each round is
+one paired run, and its ratio the grading's: call by call (benchmark.paired_ratio; --unpaired:
+host labs run by run as device labs, to compare). Prints every run's medians, then per lab,
 type and n: the ratios, and over all of them the mean, the standard deviation and the largest
 |ratio - 1|. The spread it shows is what a student's ratio moves by between one process and the
 next on this machine; a bias (a mean away from 1) would be the sandbox's or the clock's.
 
     python3 grading/aa_timing.py [--build-dir build/solutions] [--labs 01,05,10] [--rounds 4]
-        [--sizes 2^24] [--types float,int] [--samples 25] [--warmup 3]
+        [--sizes 2^24] [--types float,int] [--samples 25] [--warmup 3] [--unpaired]
 
 It needs a build with the references (the solutions preset) and, for the student side, the sandbox
 (root and bubblewrap); without it the student runs go unsandboxed and it says so. Device labs need
@@ -28,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grader.benchmark import parse_size  # noqa: E402
+from grader.benchmark import paired_ratio, parse_size  # noqa: E402
 from grader.cpu_share import CpuShare  # noqa: E402
 from grader.manifest import GraderError, load_manifest  # noqa: E402
 from grader.sandbox import Limits, Sandbox  # noqa: E402
@@ -83,6 +86,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--types", default="float,int")
     parser.add_argument("--samples", type=int, default=25, help="timed calls per item and run, as policy.toml")
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--unpaired", action="store_true", help="host labs run by run, as device labs")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds: at least 1")
@@ -104,7 +108,9 @@ def main(argv=None) -> int:
     tools = Toolchain(manifest, sandbox, Limits(), cpu_share=cpu)
     gpu = tools.gpu_available()
     labs = [lab for lab in labs if gpu or lab.host]
-    print(f"student side: {tools.sandbox_status()}\nGPU: {'yes' if gpu else 'none: host labs only'}")
+    paired = tools.pairs_host_timing and not args.unpaired
+    print(f"student side: {tools.sandbox_status()}\nGPU: {'yes' if gpu else 'none: host labs only'}\n"
+          f"{tools.pairing_status() if not args.unpaired else 'host labs timed run by run (--unpaired)'}")
     if not labs:
         print("error: no lab to time (a reference module of each lab asked for, and a GPU for device labs)",
               file=sys.stderr)
@@ -113,22 +119,71 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="reduction-aa-"))
     os.chmod(work, 0o755)
     try:
-        runs = measure(tools, manifest, labs, args, work, sandbox.enabled)
+        copies = copy_references(manifest, labs, work)
+        host = [lab for lab in labs if lab.host] if paired else []
+        found = measure_paired(tools, manifest, host, args, work, copies) if host else {}
+        runs = measure(tools, manifest, [lab for lab in labs if lab not in host], args, work, sandbox.enabled, copies)
+        found.update(ratios(runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
         cpu.close()
-    print(summary(ratios(runs)))
-    return 0 if any(run.medians for run in runs) else 2
+    print(summary(found))
+    return 0 if found else 2
 
 
-def measure(tools, manifest, labs, args, work: Path, sandboxed: bool) -> list[Run]:
-    """Trusted, student, trusted, ... : 2 x rounds + 1 runs, host labs and device labs in runs of
-    their own (a grading times them apart: the host part without the GPU)."""
+def copy_references(manifest, labs, work: Path) -> dict[str, Path]:
+    """Each lab's reference module, copied where the sandbox can read it: the student side's."""
     copies = {}
     for lab in labs:
         copies[lab.folder] = work / lab.module_file
         shutil.copy(manifest.reference_module(lab), copies[lab.folder])
         os.chmod(copies[lab.folder], 0o644)
+    return copies
+
+
+def _items(labs, types, sizes, module_of) -> list[str]:
+    cells = [(lab, t, n) for lab in labs for t in types for n in sizes]
+    return [f"t{i + 1:03d},{lab.folder},{'host' if lab.host else 'device'},{t},{n},{module_of(lab)}"
+            for i, (lab, t, n) in enumerate(cells)]
+
+
+def measure_paired(tools, manifest, labs, args, work: Path, copies) -> dict[tuple[str, str, int], list[float]]:
+    """Host labs: `rounds` paired runs, the copy against the reference call by call; per run and
+    cell, the copy's median over the reference's."""
+    sizes = [parse_size(size) for size in args.sizes.split(",")]
+    types = [t.strip() for t in args.types.split(",") if t.strip()]
+    plan = tools.timing_plan(7, _items(labs, types, sizes, lambda lab: copies[lab.folder]), args.samples,
+                             args.warmup, 20.0)
+    reference_plan = tools.timing_plan(7, _items(labs, types, sizes, manifest.reference_module), args.samples,
+                                       args.warmup, 20.0)
+    found: dict[tuple[str, str, int], list[float]] = {}
+    for k in range(args.rounds):
+        student, reference = tools.time_paired(plan, reference_plan, work, tuple(copies[lab.folder] for lab in labs),
+                                               900.0, 20.0, work / "expected.txt")
+        if student.check is None or reference.check is None:
+            print(f"paired run {k + 1}: failed: {student.problem or reference.problem} "
+                  f"{student.process.stderr.strip()[-300:]}")
+            continue
+        trusted = {(i.lab, i.type, i.n): i for i in reference.check.items if i.verified and i.samples}
+        line = []
+        for item in student.check.items:
+            cell = (item.lab, item.type, item.n)
+            ratio = paired_ratio(item, trusted[cell]) if item.verified and cell in trusted else None
+            if ratio is not None:
+                found.setdefault(cell, []).append(ratio)
+                line.append(f"{item.lab[:2]}{item.type[0]}{item.n}={item.median_us:.3f}/{trusted[cell].median_us:.3f}"
+                            f" (call by call {ratio:.4f})")
+            elif item.problem or student.check.clock_error:
+                line.append(f"{item.lab[:2]}{item.type[0]}{item.n}: {student.check.clock_error or item.problem}")
+        print(f"paired   {' '.join(line)}", flush=True)
+    return found
+
+
+def measure(tools, manifest, labs, args, work: Path, sandboxed: bool, copies) -> list[Run]:
+    """Trusted, student, trusted, ... : 2 x rounds + 1 runs, host labs and device labs in runs of
+    their own (a grading times them apart: the host part without the GPU)."""
+    if not labs:
+        return []
     sizes = [parse_size(size) for size in args.sizes.split(",")]
     types = [t.strip() for t in args.types.split(",") if t.strip()]
     runs = []
@@ -139,9 +194,8 @@ def measure(tools, manifest, labs, args, work: Path, sandboxed: bool) -> list[Ru
             part = [lab for lab in labs if lab.host == host]
             if not part:
                 continue
-            items = [f"t{i + 1:03d},{lab.folder},{'host' if host else 'device'},{t},{n},"
-                     f"{copies[lab.folder] if side == STUDENT else manifest.reference_module(lab)}"
-                     for i, (lab, t, n) in enumerate((lab, t, n) for lab in part for t in types for n in sizes)]
+            items = _items(part, types, sizes,
+                           lambda lab: copies[lab.folder] if side == STUDENT else manifest.reference_module(lab))
             plan = tools.timing_plan(7, items, args.samples, args.warmup, 20.0)
             timed = tools.time(plan, work, side == STUDENT and sandboxed, tuple(copies[lab.folder] for lab in part),
                                not host, 900.0, 20.0, work / "expected.txt")

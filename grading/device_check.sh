@@ -70,10 +70,10 @@ if wants test; then  # and which tests were skipped, each with its reason (tools
   # files (a machine that got the files but an older .git) tests the commit. Say so before they fail.
   changed=$(git -C "$here" status --porcelain 2>/dev/null | grep -c .)
   [ "${changed:-0}" -gt 0 ] && note "note: $changed path(s) differ from the checkout's commit ($(git -C "$here" log -1 --format=%h 2>/dev/null)): the ci.* tests read the commit"
-  step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 -E "^grader[.]attacks$"
+  step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 --output-on-failure -E "^grader[.]attacks$"
   bash "$here/tools/skip_summary.sh" "$logs/ctest.log" "$build" | tee -a "$summary"
 fi
-wants sanitize && { step "ctest sanitize" ctest-sanitize.log ctest --preset sanitize -j 4 --timeout 1800;
+wants sanitize && { step "ctest sanitize" ctest-sanitize.log ctest --preset sanitize -j 4 --timeout 1800 --output-on-failure;
                     grep -E "Test +#|tests passed" "$logs/ctest-sanitize.log" | grep -v Passed >>"$summary"; }
 wants large && step "ctest large" ctest-large.log ctest --preset solutions-large -j 3 --timeout 1800
 

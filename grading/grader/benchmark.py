@@ -17,6 +17,13 @@ rewritten canaries, so a cached or stale result fails. A student's ratio is its 
 mean of the reference medians just before and just after it; the ratio of those two is an A/A
 measure of the machine's drift around that student. A time below the read roof of the same run is
 physically impossible and earns nothing.
+
+The host part is timed paired where the CPU share has a freezer (toolchain.time_paired): one run in
+which the timekeeper times the reference's worker and the student's call by call, the student's
+frozen during the reference's calls. A host loop's time moves by several percent from one process
+to the next (lab 01 on an H100 host, 2026-11-26: 0.84 to 1.27 for the same code), much less from
+one call to the next; the reference's calls of that run are "before", there is no "after", and the
+ratio is taken call by call (paired_ratio).
 """
 
 from __future__ import annotations
@@ -181,6 +188,8 @@ class ClassTiming:
     def _time_part(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
                    outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
         """Before, the student's own, after (by cell) and the devices named, of one part."""
+        if part == HOST and self.tools.pairs_host_timing:
+            return self._time_paired(cells, labs, modules, outcome)
         last = self._last.get(part)
         if last is not None and all((c.lab, c.type, c.n) in last[0] for c in cells):
             before, device = last
@@ -191,14 +200,59 @@ class ClassTiming:
         run, problems = self._run(self._plan(items), True, tuple(dict.fromkeys(modules[c.lab] for c in cells)), part)
         outcome.problems += problems
         outcome.program_output = program_output(run.process.stdout, run.process.stderr)
-        own = _by_cell(run.check, ids)
-        if run.check and run.check.tampered:  # lines that do not parse, repeat a call, lack the token or follow "end"
-            for item in own.values():
-                item.verified = False
-                item.problem = run.check.tampered
+        own = _own(run, ids)
         after, device_after, problems = self._reference(part, cells)
         outcome.problems += problems
         return before, own, after, [device, device_after]
+
+    def _time_paired(self, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
+                     outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
+        """The host part in one paired run (toolchain.time_paired): the reference's calls and the
+        student's in turn, so the reference is "before" and there is no "after"."""
+        items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
+        reference_items, _ = _items(cells, self.manifest.reference_module, False, labs)
+        run, reference = self.tools.time_paired(self._plan(items), self._plan(reference_items), self.work,
+                                                tuple(dict.fromkeys(modules[c.lab] for c in cells)),
+                                                float(self.config["timeout_s"]), float(self.config["call_timeout_s"]),
+                                                self.cache)
+        for timed, who in ((run, "student"), (reference, "reference")):
+            if timed.problem:
+                outcome.problems.append(timed.problem)
+            if timed.process.timed_out or timed.process.stalled:
+                outcome.problems.append(f"a timing run did not finish within its limit (paired: {who})")
+                break
+        outcome.program_output = program_output(run.process.stdout, run.process.stderr)
+        before, own = _by_cell(reference.check, ids), _own(run, ids, paired=True)
+        for key, item in own.items():
+            if key in before:
+                item.paired_ratio = paired_ratio(item, before[key])
+        return before, own, {}, []
+
+
+def paired_ratio(student: TimedItem, reference: TimedItem) -> float | None:
+    """A paired run's ratio: the median over the timed calls of the student's call over the
+    reference's call of the same number, timed right before or after it. The ratio of the two
+    medians moves more: on an H100's host (2026-11-26, lab 01 at 2^24, 8 paired runs of 25 calls
+    each, both workers the reference's) it ranged 0.963 to 1.008 (int) and 0.987 to 1.015 (float)
+    where this ranged 0.988 to 1.004 and 0.994 to 1.009 on the same calls. None when no call of that
+    number was reported by both."""
+    ratios = sorted(s / r for s, r in zip(student.calls_us, reference.calls_us) if s and r and s > 0 and r > 0)
+    if not ratios:
+        return None
+    middle = len(ratios) // 2
+    return ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+
+
+def _own(run, ids: dict[str, Cell], paired: bool = False) -> dict[tuple, TimedItem]:
+    """The student's items of a timing run, none of them usable when the channel was tampered with
+    (lines that do not parse, repeat a call, lack the token or follow "end") or, in a paired run, the
+    timekeeper could not keep its rule (a clock_error: the student's processes were not frozen)."""
+    own = _by_cell(run.check, ids)
+    spoiled = (run.check.tampered or (run.check.clock_error if paired else "")) if run.check else ""
+    for item in own.values() if spoiled else ():
+        item.verified = False
+        item.problem = spoiled
+    return own
 
 
 def _problem(item: TimedItem) -> str:
@@ -246,7 +300,8 @@ def _compose(outcome: Outcome, cells: list[Cell], labs: dict[str, Lab], before: 
             result.note = result.note or f"the timing is not usable: {_problem(item)}"
         if reference:
             row["ref_median_us"] = f"{reference:.4f}"
-            row["ratio_to_ref"] = f"{item.median_us / reference:.4f}"
+            ratio = item.paired_ratio if item.paired_ratio is not None else item.median_us / reference
+            row["ratio_to_ref"] = f"{ratio:.4f}"
         result.rows.append(row)
 
 

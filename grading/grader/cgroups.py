@@ -69,10 +69,11 @@ class Trees:
     cpuset: Path | None          # the cores; None: no cpuset controller here
     mount: Path | None = None    # v2: the tree's root, from which the controllers are enabled down to `cpu`
     own: Path | None = None      # the grader's own cgroup in the cpu tree: where a starved, killed run goes (ending.py)
+    freezer: Path | None = None  # the freezer (v2: the cpu tree's; v1: its own tree), None: not mounted
 
     def all(self) -> tuple[Path, ...]:
         """Each tree once."""
-        return tuple(dict.fromkeys(p for p in (self.cpu, self.usage, self.cpuset) if p is not None))
+        return tuple(dict.fromkeys(p for p in (self.cpu, self.usage, self.cpuset, self.freezer) if p is not None))
 
 
 def own_cgroups(text: str) -> dict[str, str]:
@@ -112,7 +113,7 @@ def _unescape(field: str) -> str:
 def detect(mounts: str, fs: Fs | None = None, own: str = "") -> Trees | str:
     """The trees to use, from the text of /proc/self/mounts and of /proc/self/cgroup (`own`), or why
     there are none: cgroup v2 where a cgroup2 mount offers the cpu controller, else v1's cpu tree
-    (with cpuacct and cpuset where mounted)."""
+    (with cpuacct, cpuset and freezer where mounted)."""
     fs, mine = fs or Fs(), own_cgroups(own)
     v1: dict[str, tuple[Path, bool]] = {}
     own_cpu: Path | None = None
@@ -133,9 +134,9 @@ def detect(mounts: str, fs: Fs | None = None, own: str = "") -> Trees | str:
                     continue
                 folder = base(where, mine.get(""))
                 return Trees(2, folder, folder, folder if "cpuset" in offered else None, where,
-                             own_folder(where, mine.get("")))
+                             own_folder(where, mine.get("")), folder)
         elif kind == "cgroup":
-            for controller in ("cpu", "cpuacct", "cpuset"):
+            for controller in ("cpu", "cpuacct", "cpuset", "freezer"):
                 if controller in options:
                     v1.setdefault(controller, (base(where, mine.get(controller)), "ro" in options))
             if "cpu" in options and own_cpu is None:
@@ -145,7 +146,7 @@ def detect(mounts: str, fs: Fs | None = None, own: str = "") -> Trees | str:
         if ro:
             return f"the cgroup tree {cpu} is read-only"
         usable = {name: path for name, (path, ro) in v1.items() if not ro}
-        return Trees(1, cpu, usable.get("cpuacct"), usable.get("cpuset"), own=own_cpu)
+        return Trees(1, cpu, usable.get("cpuacct"), usable.get("cpuset"), own=own_cpu, freezer=usable.get("freezer"))
     if read_only:
         return f"the cgroup tree {read_only[0]} is read-only"
     return "no cgroup tree with the cpu controller is mounted"

@@ -71,6 +71,8 @@ class TimedItem:
     excess_min_us: float = -1.0  # the least of the calls' excess (noise only ever adds to it)
     window_us: float = -1.0   # go to report
     prep_us: float = -1.0     # preparing the input (and starting the L2 flush) before the go
+    calls_us: list = field(default_factory=list)   # each timed call's claim in call order (None: not reported)
+    paired_ratio: float | None = None   # a paired run's ratio to the reference, call by call (benchmark.py)
 
 
 @dataclass

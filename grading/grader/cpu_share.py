@@ -24,6 +24,12 @@ Several graders on one machine: each has a subtree of its own (cgroups.py), and 
 --gpus each get a slice of the cores (workers.py), so each keeps a timing core of its own. Two
 graders started by hand on one machine (--shard) should each be given their own cores (taskset).
 
+A host lab is timed paired (benchmark.py): the timekeeper runs the reference's worker and the
+student's call by call, and freezes the student's while the reference's calls run. The student's
+worker is then in a cgroup of its own, "paired": the timing core, no quota, and the freezer (v2's
+cgroup.freeze, v1's freezer tree). Where there is no freezer there is no such group, and host labs
+are timed as device labs are, run by run (paired_why_not says why).
+
 The CPU time of each cgroup is also the evidence that the other students' runs held the cores
 while one run timed out (held()): such a run is run again alone (engine.py).
 
@@ -62,6 +68,13 @@ class Group:
     usage: Path | None          # where its CPU time is read
 
 
+@dataclass(frozen=True)
+class PairedGroup:
+    """Where a paired run's student worker goes (the timekeeper moves it there before it execs)."""
+    folders: tuple[Path, ...]   # one per tree, the freezer's included
+    freeze: Path                # the folder the timekeeper freezes: v2's cgroup.freeze, v1's freezer.state
+
+
 class CpuShare:
     def __init__(self, trees: Trees | None, why_not: str = "", fs: Fs | None = None, cores=None,
                  name: str | None = None) -> None:
@@ -73,6 +86,8 @@ class CpuShare:
         self._lock = threading.Lock()
         self._groups: dict[str, Group] = {}
         self._timing: Group | None = None
+        self._paired: PairedGroup | None = None
+        self._paired_why = ""
         self._finished_s = 0.0     # the CPU time of the students' cgroups removed so far
         self._ids = itertools.count(1)
         self._wanted = (1, False)     # start()'s students in flight and whether anything is timed
@@ -138,6 +153,7 @@ class CpuShare:
             everything = self.plan.cores if self.plan.timing_core is None else (self.plan.timing_core,)
             self._timing = self._make("timing", everything, None)
             self._self_test()
+            self._paired = self._make_paired(everything)
         except (CgroupError, OSError, subprocess.SubprocessError, ValueError) as exc:
             self.close()
             self.trees, self.plan, self.why_not = None, None, str(exc)
@@ -239,6 +255,39 @@ class CpuShare:
         usage = trees.usage / ROOT_NAME / self.name / name if trees.usage is not None else None
         return Group(name, folders, usage)
 
+    def _make_paired(self, cores) -> PairedGroup | None:
+        """The paired group, where the trees have a freezer; else None and why (paired_why_not)."""
+        if self.trees.freezer is None:
+            self._paired_why = "no cgroup freezer is mounted"
+            return None
+        group = self._make("paired", cores, None)
+        freeze = self.trees.freezer / ROOT_NAME / self.name / "paired"
+        if not (freeze / ("cgroup.freeze" if self.trees.version == 2 else "freezer.state")).is_file():
+            for folder in group.folders:
+                cgroups.remove(self.fs, folder)
+            self._paired_why = f"the cgroup {freeze} has no freezer"
+            return None
+        return PairedGroup(group.folders, freeze)
+
+    @property
+    def paired(self) -> PairedGroup | None:
+        """The paired runs' group, or None (paired_why_not says why)."""
+        return self._paired if self.on else None
+
+    @property
+    def paired_why_not(self) -> str:
+        if not self.on:
+            return f"no CPU share ({self.why_not or 'not started'})"
+        return self._paired_why
+
+    def thaw_paired(self) -> None:
+        """After a paired run, however it ended: a v1 freezer keeps a frozen process from dying."""
+        if self._paired is None:
+            return
+        name = "cgroup.freeze" if self.trees.version == 2 else "freezer.state"
+        with contextlib.suppress(CgroupError):
+            cgroups.write(self.fs, self._paired.freeze / name, "0" if self.trees.version == 2 else "THAWED")
+
     def _self_test(self) -> None:
         """A short program joins the timing group: Popen raises if a run could not join one."""
         program = shutil.which("true") or "/bin/true"
@@ -252,6 +301,8 @@ class CpuShare:
         with self._lock:
             self._groups.clear()
             self._timing = None
+        self.thaw_paired()
+        self._paired = None
         for folder in self._folders(self.name):
             cgroups.remove(self.fs, folder)
         for folder in self._folders():

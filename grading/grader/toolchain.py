@@ -27,7 +27,8 @@ from .gpu_nodes import bus_id_key
 from .libraries import CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies, parse_include_tree, \
     refused_headers, used_headers
 from .manifest import Lab, Manifest
-from .contract import CLOCK_OUT_FD_FLAG, TOKEN_FD_FLAG
+from .contract import CLOCK_OUT_FD_FLAG, PAIR_FREEZE_FLAG, PAIR_OUT_FD_FLAG, PAIR_PLAN_FLAG, PAIR_TOKEN_FD_FLAG, \
+    PAIR_WORKER_CGROUP_FLAG, PAIR_WORKER_FLAG, TOKEN_FD_FLAG
 from .ending import Ending
 from .process import Channel, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
@@ -144,10 +145,11 @@ class Toolchain:
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
                    channel: Channel | None = None, cpu: int | None = None, group=None,
-                   clock: list[str] | None = None) -> ProcessResult:
+                   clock: list[str] | None = None, clock_fds: tuple[int, ...] = ()) -> ProcessResult:
         """`argv` in the sandbox, in the CPU share of `group` (a student, or TIMING); with `clock` (the
-        timekeeper's command up to its "--"), the trusted timekeeper runs outside with the grader's
-        environment and starts the sandbox itself."""
+        timekeeper's command up to its "--"; `clock_fds`: descriptors for it alone, which it keeps from
+        the sandbox), the trusted timekeeper runs outside with the grader's environment and starts the
+        sandbox itself."""
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
         # A uid of its own for this run, released when it ended, and its own copy of the seccomp filter.
         with self.sandbox.run_user() as user, self.sandbox.seccomp_fds() as fds:
@@ -160,15 +162,18 @@ class Toolchain:
             ending = Ending(kill=lambda: self.sandbox.kill_run(user), rescue=self.cpu_share.rescue)
             return run_process(command, timeout, env=env,
                                cwd=view.cwd, preexec=preexec, stall_s=stall_s,
-                               output_limit=self.limits.file_bytes, channel=channel, pass_fds=fds, ending=ending)
+                               output_limit=self.limits.file_bytes, channel=channel, pass_fds=(*fds, *clock_fds),
+                               ending=ending)
 
-    def _check(self, command: str, plan: Path, run: ProcessResult, *args: str) -> ProcessResult:
-        """The trusted checker on what arrived on a run's report channel (never on its stdout)."""
+    def _check(self, command: str, plan: Path, run: ProcessResult, *args: str, report: str | None = None,
+               token: str | None = None) -> ProcessResult:
+        """The trusted checker on what arrived on a run's report channel (never on its stdout); a paired
+        run's reference side gives its own `report` and `token`."""
         with tempfile.NamedTemporaryFile("w", suffix=".observed", encoding="utf-8") as observed:
-            observed.write(run.report)
+            observed.write(run.report if report is None else report)
             observed.flush()
             return self._trusted([str(self.manifest.checker), command, f"--plan={plan}", f"--observed={observed.name}",
-                                  f"--token={run.token}", *args])
+                                  f"--token={run.token if token is None else token}", *args])
 
     def _toolkit(self) -> Path:
         return toolkit_of(self.manifest.nvcc).root   # nvcc's own word: the nvcc on PATH may be a wrapper script
@@ -344,14 +349,28 @@ class Toolchain:
         run.log, run.report = log_text(run.report), ""
         return run
 
-    def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
-             timeout: float, call_timeout: float, cache: Path | None = None) -> TimingRun:
-        """One timing run of a plan (written by the checker's `timing-plan`), then its check. The
-        student's modules run sandboxed; references and baselines run trusted."""
+    @staticmethod
+    def _plan_file(plan_text: str, work: Path) -> Path:
         work.mkdir(parents=True, exist_ok=True)
         plan = Path(tempfile.mkstemp(dir=work, prefix="timing-", suffix=".plan")[1])
         plan.write_text(plan_text, encoding="utf-8")
         os.chmod(plan, 0o644)
+        return plan
+
+    def _timing_run(self, plan: Path, run: ProcessResult, cache: Path | None, report: str | None = None,
+                    token: str | None = None) -> TimingRun:
+        checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
+                              *([f"--cache={cache}"] if cache else []), report=report, token=token)
+        try:
+            return TimingRun(run, parse_timing_check(checked.stdout))
+        except ValueError as exc:
+            return TimingRun(run, None, f"the timing check failed: {exc}; {checked.stderr.strip()[-300:]}")
+
+    def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
+             timeout: float, call_timeout: float, cache: Path | None = None) -> TimingRun:
+        """One timing run of a plan (written by the checker's `timing-plan`), then its check. The
+        student's modules run sandboxed; references and baselines run trusted."""
+        plan = self._plan_file(plan_text, work)
         # A host lab's timing (a run without the GPU) stays on one core, the same for the references and
         # the student: no migration between cores in the middle of a timed loop. Every timing run is in
         # the timing group, whose cpuset is the core no student's run may use (cpu_share.py).
@@ -367,13 +386,50 @@ class Toolchain:
             else:
                 run = run_process(clock + worker, timeout, stall_s=call_timeout + 30, channel=channel,
                                   preexec=self.cpu_share.preexec(TIMING, pinned(None, cpu)))
-        checked = self._check("timing", plan, run, f"--reference-dir={self.manifest.reference_dir}",
-                              *([f"--cache={cache}"] if cache else []))
+        timed = self._timing_run(plan, run, cache)
         plan.unlink()
-        try:
-            return TimingRun(run, parse_timing_check(checked.stdout))
-        except ValueError as exc:
-            return TimingRun(run, None, f"the timing check failed: {exc}; {checked.stderr.strip()[-300:]}")
+        return timed
+
+    @property
+    def pairs_host_timing(self) -> bool:
+        """Whether host items are timed paired (time_paired): the sandbox, and a freezer for the student."""
+        return self.sandbox.enabled and self.cpu_share.paired is not None
+
+    def pairing_status(self) -> str:
+        if not self.sandbox.enabled:
+            return "host labs timed run by run: no sandbox"
+        paired = self.cpu_share.paired
+        return ("host labs timed paired, call by call, the student's worker frozen during the reference's calls"
+                if paired else f"host labs timed run by run: {self.cpu_share.paired_why_not}")
+
+    def time_paired(self, plan_text: str, reference_plan_text: str, work: Path, readable: tuple[Path, ...],
+                    timeout: float, call_timeout: float, cache: Path | None = None) -> tuple[TimingRun, TimingRun]:
+        """One paired run of host items (timekeeper_main.cpp, contract.json "pair"): the student's worker
+        sandboxed in the paired cgroup, the trusted reference worker beside it, call by call; the
+        student's and the reference's timing runs, each checked as time()'s."""
+        paired = self.cpu_share.paired
+        plan, reference_plan = self._plan_file(plan_text, work), self._plan_file(reference_plan_text, work)
+        with Channel() as channel, Channel() as reference_token, tempfile.TemporaryFile(dir=work) as transcript:
+            worker = [str(self.manifest.student_worker), f"--plan={plan}", f"{TOKEN_FD_FLAG}={channel.token_fd}"]
+            clock = [str(self.manifest.timekeeper), f"--plan={plan}", f"{CLOCK_OUT_FD_FLAG}={channel.write_fd}",
+                     f"{PAIR_WORKER_FLAG}={self.manifest.time_worker}", f"{PAIR_PLAN_FLAG}={reference_plan}",
+                     f"{PAIR_OUT_FD_FLAG}={transcript.fileno()}", f"{PAIR_TOKEN_FD_FLAG}={reference_token.token_fd}",
+                     f"{PAIR_FREEZE_FLAG}={paired.freeze}",
+                     *[f"{PAIR_WORKER_CGROUP_FLAG}={folder}" for folder in paired.folders], "--"]
+            view = self._run_view((self.manifest.student_worker, plan, *readable), False)
+            try:
+                run = self._sandboxed(worker, view, timeout, stall_s=2 * call_timeout + 30, channel=channel,
+                                      cpu=timing_core(), group=TIMING, clock=clock,
+                                      clock_fds=(transcript.fileno(), reference_token.token_fd))
+            finally:
+                self.cpu_share.thaw_paired()   # a timekeeper killed mid-freeze leaves the student's frozen
+            transcript.seek(0)
+            reference_report = transcript.read().decode("utf-8", errors="replace")
+        timed = self._timing_run(plan, run, cache)
+        reference = self._timing_run(reference_plan, run, cache, report=reference_report, token=reference_token.token)
+        plan.unlink()
+        reference_plan.unlink()
+        return timed, reference
 
     def timing_plan(self, seed: int, items: list[str], samples: int, warmup: int, call_timeout: float) -> str:
         """The checker writes a timing plan; `items` are "id,lab,where,type,n[,module]"."""

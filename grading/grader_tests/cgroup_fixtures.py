@@ -15,10 +15,10 @@ from grader.cgroups import Fs
 
 V2_FILES = {"cgroup.procs": "", "cgroup.subtree_control": "", "cgroup.controllers": "cpuset cpu io memory pids\n",
             "cpu.max": "max 100000\n", "cpu.weight": "100\n", "cpu.stat": "usage_usec 0\nuser_usec 0\n",
-            "cpuset.cpus": "", "cpuset.cpus.effective": ""}
+            "cpuset.cpus": "", "cpuset.cpus.effective": "", "cgroup.freeze": "0\n", "cgroup.events": "populated 0\nfrozen 0\n"}
 V1_FILES = {"cgroup.procs": "", "tasks": "", "cpu.cfs_period_us": "100000\n", "cpu.cfs_quota_us": "-1\n",
             "cpu.shares": "1024\n", "cpuacct.usage": "0\n", "cpuset.cpus": "", "cpuset.mems": "",
-            "cpuset.effective_cpus": ""}
+            "cpuset.effective_cpus": "", "freezer.state": "THAWED\n"}
 
 
 def _alive(pid: int) -> bool:
@@ -106,10 +106,11 @@ def v2_tree(root: Path, cpus: str = "0-3", namespaced: bool = False) -> tuple[st
     return f"cgroup2 {_escaped(root)} cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n", fs
 
 
-def v1_tree(root: Path, cpus: str = "0-3", together: bool = True) -> tuple[str, FakeFs]:
+def v1_tree(root: Path, cpus: str = "0-3", together: bool = True, freezer: bool = True) -> tuple[str, FakeFs]:
     """v1 hierarchies under `root` as this project's 2-core machine has them (a cgroup2 beside them
-    with no controller: hybrid), cpu and cpuacct in one tree (`together`) or two."""
+    with no controller: hybrid), cpu and cpuacct in one tree (`together`) or two, and the freezer's."""
     names = ("cpu,cpuacct", "cpuset") if together else ("cpu", "cpuacct", "cpuset")
+    names += ("freezer",) if freezer else ()
     lines = [f"tmpfs {_escaped(root)} tmpfs rw,relatime,mode=755 0 0"]
     folders = []
     for name in names:

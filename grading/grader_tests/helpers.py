@@ -87,8 +87,10 @@ class FakeToolchain:
 
     CASES = 166
 
-    def __init__(self, outcomes: dict, gpu: bool = True, sanitizer: bool = True, slow_ratio: float = 3.0):
+    def __init__(self, outcomes: dict, gpu: bool = True, sanitizer: bool = True, slow_ratio: float = 3.0,
+                 paired: bool = False):
         self.outcomes = outcomes
+        self.pairs_host_timing = paired   # host labs in one paired run (time_paired), as with a freezer
         self.gpu = gpu
         self.sanitizer = sanitizer
         self.slow_ratio = slow_ratio
@@ -197,3 +199,14 @@ class FakeToolchain:
         labs = tuple(sorted({line.split(",")[1] for line in plan_text.splitlines()}))
         self.calls.append(("bench", students.pop(), labs) if sandboxed else ("reference", "", labs))
         return TimingRun(ProcessResult(0), TimingCheck("NVIDIA H200 (fake)", items=items))
+
+    def time_paired(self, plan_text, reference_plan_text, work, readable, timeout, call_timeout, cache=None):
+        """time()'s student and reference runs as one paired run; `freeze_fails` in a lab's outcome: the
+        timekeeper could not freeze the student's processes (its clock_error)."""
+        student = self.time(plan_text, work, True, readable, False, timeout, call_timeout, cache)
+        reference = self.time(reference_plan_text, work, False, (), False, timeout, call_timeout, cache)
+        (_, who, labs), _ = self.calls.pop(-2), self.calls.pop()
+        self.calls.append(("paired", who, labs))
+        if any(self._outcome(who, lab).get("freeze_fails") for lab in labs):
+            student.check.clock_error = "the student's processes were not all frozen within 2000 ms"
+        return student, reference

@@ -50,7 +50,8 @@ class RealRound(unittest.TestCase):
         args = argparse.Namespace(rounds=1, sizes="2^16", types="int", samples=5, warmup=1)
         with tempfile.TemporaryDirectory(prefix="reduction-aa-test-") as work:
             os.chmod(work, 0o755)
-            runs = aa_timing.measure(Toolchain(manifest), manifest, [lab], args, Path(work), sandboxed=False)
+            copies = aa_timing.copy_references(manifest, [lab], Path(work))
+            runs = aa_timing.measure(Toolchain(manifest), manifest, [lab], args, Path(work), False, copies)
         self.assertEqual([run.side for run in runs], [TRUSTED, STUDENT, TRUSTED])
         for run in runs:
             self.assertGreater(run.medians.get((lab.folder, "int", 1 << 16), 0.0), 0.0)

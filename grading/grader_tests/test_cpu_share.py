@@ -44,8 +44,9 @@ class TreeCase(unittest.TestCase):
 class Layouts(TreeCase):
     def test_v2_where_a_cgroup2_mount_offers_the_cpu_controller(self):
         mounts, fs = v2_tree(self.root)
-        self.assertEqual(detect(mounts, fs), Trees(2, self.root, self.root, self.root, self.root))
-        self.assertEqual(detect(mounts, fs, "0::/\n"), Trees(2, self.root, self.root, self.root, self.root, self.root))
+        self.assertEqual(detect(mounts, fs), Trees(2, self.root, self.root, self.root, self.root, freezer=self.root))
+        self.assertEqual(detect(mounts, fs, "0::/\n"), Trees(2, self.root, self.root, self.root, self.root, self.root,
+                                                             self.root))
 
     def test_the_subtrees_go_beside_the_graders_own_cgroup(self):
         mounts, fs = v2_tree(self.root)
@@ -70,11 +71,14 @@ class Layouts(TreeCase):
 
     def test_v1_beside_a_cgroup2_without_controllers_as_on_the_project_machine(self):
         mounts, fs = v1_tree(self.root, together=False)
-        self.assertEqual(detect(mounts, fs), Trees(1, self.root / "cpu", self.root / "cpuacct", self.root / "cpuset"))
+        self.assertEqual(detect(mounts, fs), Trees(1, self.root / "cpu", self.root / "cpuacct", self.root / "cpuset",
+                                                   freezer=self.root / "freezer"))
         mounts, fs = v1_tree(Path(self.tmp.name) / "together")
         trees = detect(mounts, fs)
         self.assertEqual((trees.cpu, trees.usage), (trees.cpu, trees.cpu))
-        self.assertEqual(len(trees.all()), 2)
+        self.assertEqual(len(trees.all()), 3)
+        mounts, fs = v1_tree(Path(self.tmp.name) / "no freezer", freezer=False)
+        self.assertIsNone(detect(mounts, fs).freezer)
 
     def test_no_tree_read_only_or_no_cpu_controller_says_why(self):
         mounts, fs = v2_tree(self.root)
@@ -175,8 +179,9 @@ class Subtrees(TreeCase):
         share.start(in_flight=4, timing=True)
         self.assertTrue(share.on, share.why_not)
         with share.student("amy"):
-            cpu, usage, cpuset = share.group_of("amy").folders
-            self.assertEqual([p.parent.parent.parent.name for p in (cpu, usage, cpuset)], ["cpu", "cpuacct", "cpuset"])
+            cpu, usage, cpuset, freezer = share.group_of("amy").folders
+            self.assertEqual([p.parent.parent.parent.name for p in (cpu, usage, cpuset, freezer)],
+                             ["cpu", "cpuacct", "cpuset", "freezer"])
             self.assertEqual(fs.written(cpu / "cpu.cfs_quota_us"), ["375000"])
             self.assertEqual(fs.written(cpu / "cpu.cfs_period_us"), ["100000"])
             self.assertEqual(fs.written(cpuset / "cpuset.cpus"), ["0-14"])
@@ -187,6 +192,47 @@ class Subtrees(TreeCase):
         self.assertEqual(fs.written(self.root / "cpuset" / ROOT_NAME / "g1-1" / "timing" / "cpuset.cpus"), ["15"])
         share.close()
         self.assertEqual([p for p in self.root.rglob(ROOT_NAME)], [])
+
+    def test_the_paired_group_has_the_timing_core_no_quota_and_a_freezer_v1_and_v2(self):
+        for version, make, state, thawed in ((1, v1_tree, "freezer.state", "THAWED"), (2, v2_tree, "cgroup.freeze", "0")):
+            with self.subTest(version=version):
+                root = Path(self.tmp.name) / f"v{version}"
+                mounts, fs = make(root, cpus="0-7")
+                share = self.share(mounts, fs, cores=range(8))
+                self.assertIsNone(share.paired)
+                self.assertIn("no CPU share", share.paired_why_not)
+                share.start(in_flight=2, timing=True)
+                paired = share.paired
+                self.assertIsNotNone(paired, share.paired_why_not)
+                self.assertEqual(paired.freeze, share.trees.freezer / ROOT_NAME / "g1-1" / "paired")
+                self.assertIn(paired.freeze, paired.folders)
+                cpuset = share.trees.cpuset / ROOT_NAME / "g1-1" / "paired" / "cpuset.cpus"
+                self.assertEqual(fs.written(cpuset), ["7"], "the timing core, as the timing group's")
+                quota = share.trees.cpu / ROOT_NAME / "g1-1" / "paired" / ("cpu.max" if version == 2 else "cpu.cfs_quota_us")
+                self.assertEqual(fs.written(quota), ["max 100000" if version == 2 else "-1"])
+                (paired.freeze / state).write_text("FROZEN\n" if version == 1 else "1\n", encoding="ascii")
+                share.thaw_paired()
+                self.assertEqual(fs.written(paired.freeze / state)[-1], thawed)
+                share.close()
+                self.assertEqual([p for p in root.rglob(ROOT_NAME)], [])
+
+    def test_without_a_freezer_there_is_no_paired_group_and_it_says_why(self):
+        mounts, fs = v1_tree(self.root, freezer=False)
+        share = self.share(mounts, fs)
+        share.start(in_flight=2, timing=True)
+        self.assertTrue(share.on, share.why_not)
+        self.assertIsNone(share.paired)
+        self.assertEqual(share.paired_why_not, "no cgroup freezer is mounted")
+        share.thaw_paired()   # nothing to thaw: no error
+        share.close()
+        mounts, fs = v2_tree(Path(self.tmp.name) / "old kernel")
+        fs.files = {name: text for name, text in fs.files.items() if not name.startswith("cgroup.freeze")}
+        share = self.share(mounts, fs)
+        share.start(in_flight=2, timing=True)
+        self.assertIsNone(share.paired)
+        self.assertIn("has no freezer", share.paired_why_not)
+        self.assertEqual([p.name for p in (share.trees.cpu / ROOT_NAME / "g1-1").iterdir() if p.is_dir()], ["timing"])
+        share.close()
 
     def test_a_run_joins_its_cgroup_in_every_tree_before_exec(self):
         mounts, fs = v1_tree(self.root, together=False)

@@ -389,6 +389,34 @@ class TestTimingParts(GradingCase):
             self.assertEqual(outcome.device, "NVIDIA H200 (fake)")
 
 
+    def test_a_paired_host_part_is_one_run_whose_reference_is_the_only_side(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
+        tools = FakeToolchain({"ben": {"01_host_sum": {"freeze_fails": True}}}, paired=True)
+        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).section("benchmark"), 7,
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+
+        @contextlib.contextmanager
+        def turn(part):
+            yield True
+
+        outcomes = {}
+        for student in ("amy", "ben"):
+            modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
+            outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
+        device = [("reference", "", ("02_atomic", "cub", "roof")), ("bench", "amy", ("02_atomic",)),
+                  ("reference", "", ("02_atomic", "cub", "roof"))]
+        self.assertEqual(tools.calls[:4], [("paired", "amy", ("01_host_sum",))] + device)
+        self.assertEqual(tools.calls[4], ("paired", "ben", ("01_host_sum",)), "a paired part reuses no reference run")
+        amy = outcomes["amy"].labs["01_host_sum"]
+        self.assertEqual({row["ratio_to_ref"] for row in amy.rows}, {"1.0200"})
+        self.assertEqual(len([r for r in outcomes["amy"].rows if r["lab"] == "01_host_sum"]), 2, "one reference row a type")
+        self.assertFalse(amy.contradicted)
+        ben = outcomes["ben"].labs["01_host_sum"]
+        self.assertIn("the timing is not usable: the student's processes were not all frozen", ben.note)
+        self.assertTrue(all(row["status"] == "UNVERIFIED" for row in ben.rows))
+        self.assertFalse(outcomes["ben"].labs["02_atomic"].note, "the device part is not touched")
+
+
 class TestLibraryReductions(GradingCase):
     def test_a_library_header_is_refused_by_name_where_the_policy_refuses_it(self):
         # alice's labs with a library header added to three regions (the fake compiler reads the #include)

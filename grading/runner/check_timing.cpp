@@ -144,6 +144,9 @@ struct ItemReport {
   double excess_min_us = -1;  // the least of the calls' excess: what the harness takes at the least, noise
                               // (a busy core, a late wake-up) only ever adds to it
   std::size_t clocked = 0;  // timed calls with every stamp
+  // each timed call's claimed time, in call order (nullopt: not reported): a paired run's ratio is
+  // taken call by call (benchmark.py)
+  std::vector<std::optional<double>> calls_us;
 };
 
 template <typename T>
@@ -209,6 +212,7 @@ ItemReport judge_item(const TimingPlan& plan, const TimingItem& item, const std:
       b = replay->advance(k, w->second.nonce);
     }
     const auto it = calls.find(k);
+    if (k >= plan.warmup) report.calls_us.push_back(it == calls.end() ? std::nullopt : std::optional(it->second.us));
     if (it == calls.end()) {
       fail("call " + std::to_string(k) + " was not reported");
       continue;
@@ -322,7 +326,13 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
         << ",\"inputs\":" << json_string(report.inputs) << ",\"clocked\":" << report.clocked
         << ",\"excess_us\":" << report.excess_us << ",\"excess_min_us\":" << report.excess_min_us
         << ",\"window_us\":" << report.window_us
-        << ",\"prep_us\":" << report.prep_us << "}";
+        << ",\"prep_us\":" << report.prep_us << ",\"calls_us\":[";
+    for (std::size_t k = 0; k < report.calls_us.size(); ++k) {
+      if (k) out << ",";
+      if (report.calls_us[k]) out << *report.calls_us[k];
+      else out << "null";
+    }
+    out << "]}";
   }
   out << "]}\n";
   return out.str();

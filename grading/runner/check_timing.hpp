@@ -9,8 +9,8 @@
 namespace reduction::grading {
 
 // The report (one JSON object, format "reduction-check-timing"): per item the sample count, the
-// median, min and quartiles of the timed calls in microseconds, and whether every call (warm-up
-// included) returned the right sum for the buffer and canaries it was given; a lab's float
+// median, min and quartiles of the timed calls in microseconds, each timed call's claim in call
+// order (calls_us, null where unreported), and whether every call (warm-up included) returned the right sum for the buffer and canaries it was given; a lab's float
 // tolerance comes from its reference module in `reference_dir`. The sums of the timing buffers
 // come from `known` (the run's cache), computed and added there when missing.
 // Only the channel's lines with the run's `token` before its "end" count; a line that does not

@@ -29,6 +29,9 @@
 #include <reduction/lab_module.hpp>
 #include <reduction/timing.hpp>
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -191,19 +194,45 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
   report.emit("item_error", fields);
 }
 
+// A host item's input in pages of 4 KiB, never huge pages: where transparent huge pages are always
+// on, a process gets them or not as free memory allows, a difference between two processes that is
+// not the code's. (On such a host, an H100's, 2026-11-26, lab 01's int medians fell into two groups,
+// 5.9 and 7.5 ms, from one process to the next; this rules out the page size as one cause.)
+template <typename T>
+class SmallPages {
+ public:
+  explicit SmallPages(const std::vector<T>& from) : bytes_(std::max<std::size_t>(from.size() * sizeof(T), 1)) {
+    void* memory = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    ::madvise(memory, bytes_, MADV_NOHUGEPAGE);  // before the first touch; where it fails, as before
+    data_ = static_cast<T*>(memory);
+    std::copy(from.begin(), from.end(), data_);
+  }
+  ~SmallPages() { ::munmap(data_, bytes_); }
+  SmallPages(const SmallPages&) = delete;
+  SmallPages& operator=(const SmallPages&) = delete;
+  T* data() const { return data_; }
+
+ private:
+  std::size_t bytes_;
+  T* data_ = nullptr;
+};
+
 // A host item (lab 01): rotating buffers on host memory with the go's canaries, a steady clock.
 template <typename T>
 void time_host_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule& lab,
                     InputCache& cache, ControlReader& control) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
-  std::vector<std::vector<T>> buffers = cache.get<T>(item.n, false).host;  // a copy: canaries go into it
+  std::vector<std::unique_ptr<SmallPages<T>>> buffers;  // copies: canaries go into them
+  for (const std::vector<T>& generated : cache.get<T>(item.n, false).host)
+    buffers.push_back(std::make_unique<SmallPages<T>>(generated));
   for (int call = 0; call < plan.warmup + plan.samples; ++call) {
     const Go go = control.wait(item.id, call);
-    std::vector<T>& in = buffers[timing_buffer_of_call(plan, call)];
+    T* in = buffers[static_cast<std::size_t>(timing_buffer_of_call(plan, call))]->data();
     for (const Canary& c : timing_canaries_of_nonce(plan, type, item.n, go.nonce)) in[c.index] = canary_value<T>(c);
     T out{};
     const auto begin = std::chrono::steady_clock::now();
-    const auto status = lab.sum<T>(in.data(), item.n, &out, nullptr, 0, nullptr);
+    const auto status = lab.sum<T>(in, item.n, &out, nullptr, 0, nullptr);
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
     if (!status.ok()) throw std::runtime_error(status.message);
     emit_sample<T>(report, item, call, us, out);

@@ -13,9 +13,19 @@
 // so no line of the worker's can pass for the timekeeper's. The grader holds every claimed time
 // against these stamps (benchmark.py); the checker checks every result against these sums.
 //
-//   reduction_timekeeper --plan=TIMING_PLAN --out-fd=N -- WORKER [ARGS...]
+//   reduction_timekeeper --plan=TIMING_PLAN --out-fd=N [PAIR FLAGS] -- WORKER [ARGS...]
 // It appends the worker's --control-fd, --report-fd and (where memory can be shared)
 // --shared-inputs flags to that command.
+//
+// A paired run (host items only; contract.json "pair"): the timekeeper also starts the trusted
+// reference worker (--pair-worker, its own plan and token, its transcript on --pair-out-fd) and
+// times the two call by call, reference and student in turn, R S S R R S ..., so that both see the
+// same moment of the machine: a host loop's time drifts by several percent from one process to
+// the next, far less from one call to the next. The student's worker joins the --worker-cgroup
+// folders before it execs, and that cgroup (--freeze) is frozen during every reference call: what
+// the student left running cannot touch the reference's time. A freeze that fails stops the
+// student's timing there, with a clock_error on its transcript.
+#include "cgroup_freezer.hpp"
 #include "clock.hpp"
 #include "input_writer.hpp"
 #include "shared_inputs.hpp"
@@ -35,6 +45,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -98,7 +109,10 @@ Pipes make_pipes() {
   return {control[0], control[1], report[0], report[1]};
 }
 
-pid_t start_worker(std::vector<std::string> argv, const Pipes& pipes, const SharedInputs* shared) {
+// `procs_files`: cgroup.procs files the worker joins before it execs (an exit 126 where it cannot:
+// it never runs outside the cgroup it is to be frozen in).
+pid_t start_worker(std::vector<std::string> argv, const Pipes& pipes, const SharedInputs* shared,
+                   const std::vector<std::string>& procs_files = {}) {
   argv.push_back(std::string(REDUCTION_CLOCK_CONTROL_FD_FLAG "=") + std::to_string(pipes.control_read));
   argv.push_back(std::string(REDUCTION_REPORT_FD_FLAG "=") + std::to_string(pipes.report_write));
   if (shared)
@@ -110,6 +124,11 @@ pid_t start_worker(std::vector<std::string> argv, const Pipes& pipes, const Shar
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     ::signal(SIGPIPE, SIG_DFL);
+    if (!join_cgroups(procs_files)) {
+      static const char message[] = "reduction_timekeeper: the worker cannot join its cgroup\n";
+      (void)!::write(2, message, sizeof message - 1);
+      ::_exit(126);
+    }
     ::execvp(args[0], args.data());
     std::fprintf(stderr, "reduction_timekeeper: cannot start %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
@@ -120,9 +139,9 @@ pid_t start_worker(std::vector<std::string> argv, const Pipes& pipes, const Shar
 }
 
 // One timed call, steps 1 to 4 of the top comment. False when the worker is gone.
-bool time_call(const TimingItem& item, int call, DeviceSide& side, int control, Relay& relay, Transcript& out) {
-  std::map<std::string, std::string> fields{{"item", item.id}, {"call", std::to_string(call)},
-                                            {"type", to_string(item.type)}};
+bool time_call(const TimingItem& item, int call, DeviceSide& side, int control, Relay& relay, Transcript& out,
+               std::map<std::string, std::string> fields = {}) {
+  fields.insert({{"item", item.id}, {"call", std::to_string(call)}, {"type", to_string(item.type)}});
   const double prep = out.now_us();
   const std::uint64_t seed = fresh_seed();
   fields["nonce"] = hex16(seed);
@@ -150,12 +169,23 @@ bool time_call(const TimingItem& item, int call, DeviceSide& side, int control, 
   return sent && !outcome.ended;
 }
 
-int run(const std::string& plan_path, int out_fd, const std::vector<std::string>& worker) {
-  Transcript out(out_fd);
-  std::ifstream file(plan_path);
+TimingPlan read_plan(const std::string& path) {
+  std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();
-  const TimingPlan plan = read_timing_plan(text.str());
+  return read_timing_plan(text.str());
+}
+
+int exit_status_of(pid_t child) {
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int run(const std::string& plan_path, int out_fd, const std::vector<std::string>& worker) {
+  Transcript out(out_fd);
+  const TimingPlan plan = read_plan(plan_path);
   DeviceSide side = device_side(plan);
   const Pipes pipes = make_pipes();
   const pid_t child = start_worker(worker, pipes, side.shared.get());
@@ -176,10 +206,98 @@ int run(const std::string& plan_path, int out_fd, const std::vector<std::string>
   }
   ::close(pipes.control_write);  // a worker still waiting for a go ends
   relay.drain();
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  return exit_status_of(child);
+}
+
+// The flags of a paired run (the top comment); `worker` empty: an ordinary run.
+struct Pair {
+  std::string worker, plan, freeze;
+  int out_fd = -2, token_fd = -2;
+  std::vector<std::string> cgroups;
+};
+
+// One side of a paired run: a worker, its pipes, its relay and transcript.
+struct Side {
+  Side(int out_fd, const TimingPlan& plan, std::chrono::steady_clock::time_point start)
+      : out(out_fd, start), plan(plan) {}
+  Transcript out;
+  const TimingPlan& plan;
+  Pipes pipes;
+  pid_t pid = -1;
+  std::unique_ptr<Relay> relay;
+  bool going = true;
+
+  void start(const std::vector<std::string>& argv, const std::vector<std::string>& procs_files) {
+    pipes = make_pipes();
+    pid = start_worker(argv, pipes, nullptr, procs_files);
+    relay = std::make_unique<Relay>(pipes.report_read, out);
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  void stop() {  // no more go lines: a worker waiting for one ends
+    going = false;
+    if (pipes.control_write >= 0) ::close(pipes.control_write);
+    pipes.control_write = -1;
+  }
+};
+
+void check_pairable(const TimingPlan& student, const TimingPlan& reference) {
+  bool same = student.items.size() == reference.items.size() && student.warmup == reference.warmup &&
+              student.samples == reference.samples && student.seed == reference.seed &&
+              student.buffers == reference.buffers;
+  for (std::size_t k = 0; same && k < student.items.size(); ++k) {
+    const TimingItem &a = student.items[k], &b = reference.items[k];
+    same = a.id == b.id && a.type == b.type && a.n == b.n && !a.on_device && !b.on_device;
+  }
+  if (!same)
+    throw std::invalid_argument("a paired run needs two plans of the same host items, seed, calls and samples");
+}
+
+constexpr int kFreezeTimeoutMs = 2000;
+
+int run_paired(const std::string& plan_path, int out_fd, const std::vector<std::string>& worker, const Pair& pair) {
+  const TimingPlan plan = read_plan(plan_path), reference_plan = read_plan(pair.plan);
+  check_pairable(plan, reference_plan);
+  Freezer freezer(pair.freeze);
+  std::vector<std::string> procs_files;
+  for (const std::string& folder : pair.cgroups) procs_files.push_back(folder + "/cgroup.procs");
+  const auto start = std::chrono::steady_clock::now();  // one clock for both transcripts
+  Side student(out_fd, plan, start), reference(pair.out_fd, reference_plan, start);
+  student.start(worker, procs_files);
+  reference.start({pair.worker, "--plan=" + pair.plan,
+                   std::string(REDUCTION_TOKEN_FD_FLAG "=") + std::to_string(pair.token_fd)}, {});
+  student.out.own("clock", {{"inputs", "host"}, {"paired", "student"}});
+  reference.out.own("clock", {{"inputs", "host"}, {"paired", "reference"}});
+  DeviceSide none;
+  bool freeze_failed = false;
+  for (std::size_t k = 0; k < plan.items.size() && (student.going || reference.going); ++k) {
+    for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+      for (const bool reference_turn : {call % 2 == 0, call % 2 != 0}) {  // R S, then S R: R S S R R S ...
+        Side& side = reference_turn ? reference : student;
+        if (!side.going) continue;
+        std::map<std::string, std::string> fields;
+        if (reference_turn) {  // frozen even once the student's worker ended: what it started may not have
+          std::string why;
+          if (!freezer.frozen() && !freeze_failed && !freezer.freeze(kFreezeTimeoutMs, why)) {
+            freeze_failed = true;
+            student.out.own("clock_error", {{"message", why}});
+            student.stop();
+          }
+          fields["frozen"] = freezer.frozen() ? "1" : "0";
+        } else {
+          freezer.thaw(kFreezeTimeoutMs);
+        }
+        side.going = time_call(side.plan.items[k], call, none, side.pipes.control_write, *side.relay, side.out,
+                               fields) && side.going;
+      }
+      if (student.relay->item_failed(plan.items[k].id) || reference.relay->item_failed(plan.items[k].id)) break;
+    }
+  }
+  freezer.thaw(kFreezeTimeoutMs);
+  student.stop();
+  reference.stop();
+  reference.relay->drain();
+  student.relay->drain();
+  exit_status_of(reference.pid);  // its failures are on its own transcript
+  return exit_status_of(student.pid);
 }
 
 }  // namespace
@@ -190,25 +308,42 @@ int main(int argc, char** argv) {
   std::string plan;
   int out_fd = -2;
   std::vector<std::string> worker;
-  const std::string out_flag = REDUCTION_CLOCK_OUT_FD_FLAG "=";
+  Pair pair;
+  const auto value = [](const std::string& arg, const char* flag) -> std::optional<std::string> {
+    const std::string prefix = std::string(flag) + "=";
+    if (arg.rfind(prefix, 0) != 0) return std::nullopt;
+    return arg.substr(prefix.size());
+  };
+  bool usage = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--") {
       worker.assign(argv + i + 1, argv + argc);
       break;
     }
-    if (arg.rfind("--plan=", 0) == 0) plan = arg.substr(7);
-    else if (arg.rfind(out_flag, 0) == 0) out_fd = parse_fd(arg.substr(out_flag.size()));
-    else out_fd = -2, plan.clear();
+    if (auto v = value(arg, "--plan")) plan = *v;
+    else if (auto v = value(arg, REDUCTION_CLOCK_OUT_FD_FLAG)) out_fd = parse_fd(*v);
+    else if (auto v = value(arg, REDUCTION_PAIR_WORKER_FLAG)) pair.worker = *v;
+    else if (auto v = value(arg, REDUCTION_PAIR_PLAN_FLAG)) pair.plan = *v;
+    else if (auto v = value(arg, REDUCTION_PAIR_OUT_FD_FLAG)) pair.out_fd = parse_fd(*v);
+    else if (auto v = value(arg, REDUCTION_PAIR_TOKEN_FD_FLAG)) pair.token_fd = parse_fd(*v);
+    else if (auto v = value(arg, REDUCTION_PAIR_FREEZE_FLAG)) pair.freeze = *v;
+    else if (auto v = value(arg, REDUCTION_PAIR_WORKER_CGROUP_FLAG)) pair.cgroups.push_back(*v);
+    else usage = true;
   }
-  if (plan.empty() || out_fd < 0 || worker.empty()) {
-    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN " REDUCTION_CLOCK_OUT_FD_FLAG "=FD -- WORKER [ARGS...]\n",
+  const bool paired = !pair.worker.empty();
+  if (paired && (pair.plan.empty() || pair.out_fd < 0 || pair.token_fd < 0 || pair.freeze.empty())) usage = true;
+  if (usage || plan.empty() || out_fd < 0 || worker.empty()) {
+    std::fprintf(stderr, "usage: %s --plan=TIMING_PLAN " REDUCTION_CLOCK_OUT_FD_FLAG "=FD [" REDUCTION_PAIR_WORKER_FLAG
+                         "=REFERENCE_WORKER " REDUCTION_PAIR_PLAN_FLAG "=PLAN " REDUCTION_PAIR_OUT_FD_FLAG "=FD "
+                         REDUCTION_PAIR_TOKEN_FD_FLAG "=FD " REDUCTION_PAIR_FREEZE_FLAG "=CGROUP ["
+                         REDUCTION_PAIR_WORKER_CGROUP_FLAG "=CGROUP ...]] -- WORKER [ARGS...]\n",
                  argv[0]);
     return 2;
   }
   ::signal(SIGPIPE, SIG_IGN);  // a worker or a grader gone is an error return, not a death
   try {
-    return run(plan, out_fd, worker);
+    return paired ? run_paired(plan, out_fd, worker, pair) : run(plan, out_fd, worker);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "reduction_timekeeper: %s\n", e.what());
     return 3;

@@ -17,7 +17,7 @@ constexpr std::size_t kMaxLine = 64 * 1024;
 
 }  // namespace
 
-Transcript::Transcript(int fd) : fd_(fd), start_(std::chrono::steady_clock::now()) {
+Transcript::Transcript(int fd, std::chrono::steady_clock::time_point start) : fd_(fd), start_(start) {
   if (fd_ >= 0) ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
 }
 

@@ -12,7 +12,9 @@ namespace reduction::grading {
 
 class Transcript {
  public:
-  explicit Transcript(int fd);  // the grader's channel; marked close-on-exec: no worker writes there
+  // The grader's channel, marked close-on-exec (no worker writes there); `start`: the clock's zero,
+  // shared by a paired run's two transcripts so that their stamps compare.
+  explicit Transcript(int fd, std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
   double now_us() const;        // microseconds on this process's monotonic clock since it started
   // "K <line>": a wire line of the timekeeper's own (its token is "timekeeper": nothing checks it,
   // the tag is what no worker can write).
