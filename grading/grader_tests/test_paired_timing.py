@@ -1,9 +1,10 @@
 """A paired timing run (timekeeper_main.cpp, contract.json "pair"): the real timekeeper times two real
 timing workers on lab 01's reference call by call, R S S R R S ..., freezing the student's cgroup for
-every reference call, and the checker accepts both transcripts. The cgroup here is a plain folder
+every reference call, and the checker accepts both transcripts. PairedRun's cgroup is a plain folder
 with v1's freezer.state: a regular file answers a freeze at once, as the kernel's does for a cgroup
-whose tasks are all asleep, so this runs on any machine (no root, no cgroup tree); the real freezer
-runs in the attack class and the A/A check. REDUCTION_CHECKER (set by CTest) names the build."""
+whose tasks are all asleep, so it runs on any machine (no root, no cgroup tree); RealFreezer runs
+the same against the grader's own paired cgroup where this machine has one (root, a freezer), and
+says why not elsewhere. REDUCTION_CHECKER (set by CTest) names the build."""
 
 import json
 import os
@@ -17,6 +18,7 @@ from grader.contract import CLOCK_OUT_FD_FLAG, PAIR_FREEZE_FLAG, PAIR_OUT_FD_FLA
     PAIR_TOKEN_FD_FLAG, PAIR_WORKER_CGROUP_FLAG, PAIR_WORKER_FLAG, TOKEN_FD_FLAG
 from grader.benchmark import paired_ratio
 from grader.checks import TimedItem
+from grader.cpu_share import CpuShare
 from grader.manifest import load_manifest
 from grader.toolchain import Toolchain
 from grader.verdicts import ProcessResult
@@ -151,6 +153,39 @@ class PairedRun(unittest.TestCase):
         done, *_ = self.run_pair(self.cgroup, [self.cgroup])
         self.assertEqual(done.returncode, 3)
         self.assertIn("two plans of the same host items", done.stderr)
+
+
+class RealFreezer(PairedRun):
+    """The kernel's freezer: the timekeeper's freeze returns only once the kernel reports every task of
+    the cgroup frozen (frozen=1 on a reference window means it did)."""
+
+    def setUp(self):
+        super().setUp()
+        share = CpuShare.detect()
+        if share.trees is not None:
+            share = CpuShare(share.trees, cores=os.sched_getaffinity(0))
+            share.start(in_flight=1, timing=True)
+        if share.paired is None:
+            share.close()
+            self.skipTest(f"no cgroup freezer the grader can use here: {share.paired_why_not}")
+        self.share = share
+        self.addCleanup(share.close)
+
+    def test_the_two_workers_take_turns_r_s_s_r_and_the_student_is_frozen_for_every_reference_call(self):
+        paired = self.share.paired
+        done, student, reference, tokens = self.run_pair(paired.freeze, list(paired.folders))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for plan, text, token in zip(self.plans, (student, reference), tokens):
+            self.assertTrue(all(item.verified for item in self.check(plan, text, token).items))
+        self.assertEqual({frozen for *_, frozen in windows(reference)}, {"1"})
+        state = (paired.freeze / "freezer.state").read_text(encoding="ascii").strip() if \
+            (paired.freeze / "freezer.state").exists() else (paired.freeze / "cgroup.events").read_text(encoding="ascii")
+        self.assertTrue(state == "THAWED" or "frozen 0" in state, state)
+
+    # the fake folder's cases (a folder that cannot be written, a missing cgroup) are PairedRun's alone
+    test_a_freeze_that_fails_ends_the_students_timing_with_a_clock_error_and_the_reference_goes_on = None
+    test_a_worker_that_cannot_join_its_cgroup_never_starts = None
+    test_no_freezer_or_unpaired_plans_are_refused = None
 
 
 if __name__ == "__main__":
