@@ -12,7 +12,11 @@ type and n: the ratios, and over all of them the mean, the standard deviation an
 next on this machine; a bias (a mean away from 1) would be the sandbox's or the clock's.
 
     python3 grading/aa_timing.py [--build-dir build/solutions] [--labs 01,05,10] [--rounds 4]
-        [--sizes 2^24] [--types float,int] [--samples 25] [--warmup 3] [--unpaired]
+        [--sizes 2^24] [--types float,int] [--samples N] [--warmup 3] [--unpaired] [--policy FILE]
+        [--first 25,100]
+
+The calls per run are the policy's, as a grading's: [benchmark] host_samples for the host lab,
+samples for device labs (--samples: N for both).
 
 It needs a build with the references (the solutions preset) and, for the student side, the sandbox
 (root and bubblewrap); without it the student runs go unsandboxed and it says so. Device labs need
@@ -21,6 +25,7 @@ a GPU; without one only host labs are timed. Exit 0 when it measured, 2 when it 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import statistics
@@ -34,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grader.benchmark import paired_ratio, parse_size  # noqa: E402
 from grader.cpu_share import CpuShare  # noqa: E402
 from grader.manifest import GraderError, load_manifest  # noqa: E402
+from grader.policy import Policy  # noqa: E402
 from grader.sandbox import Limits, Sandbox  # noqa: E402
 from grader.toolchain import Toolchain  # noqa: E402
 from grader.toolkit import toolkit_of  # noqa: E402
@@ -84,19 +90,41 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=4, help="student runs, each between two trusted runs")
     parser.add_argument("--sizes", default="2^24", help="sizes, the grading's syntax (default: 2^24)")
     parser.add_argument("--types", default="float,int")
-    parser.add_argument("--samples", type=int, default=25, help="timed calls per item and run, as policy.toml")
+    parser.add_argument("--samples", type=int, default=None,
+                        help="timed calls per item and run (default: the policy's host_samples and samples)")
+    parser.add_argument("--policy", type=Path, default=Path(__file__).resolve().parent / "policy.toml",
+                        help="the grading policy whose [benchmark] calls to use (default: grading/policy.toml)")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--unpaired", action="store_true", help="host labs run by run, as device labs")
+    parser.add_argument("--first", default="", help="paired host labs: also each run's ratio over its first K "
+                                                    "calls, for each K of this list (e.g. 25,100)")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds: at least 1")
+    if args.samples is not None and args.samples < 1:
+        parser.error("--samples: at least 1")
+    try:
+        args.first = sorted({int(k) for k in args.first.split(",") if k.strip()})
+    except ValueError:
+        parser.error("--first: a list of numbers of calls, e.g. 25,100")
+    if any(k < 1 for k in args.first):
+        parser.error("--first: at least 1 call")
     return args
+
+
+def samples_of(args: argparse.Namespace, host: bool) -> int:
+    """The timed calls of a run of host or device labs: --samples, else the policy's, as a grading."""
+    if args.samples is not None:
+        return args.samples
+    bench = Policy.load(args.policy).section("benchmark")
+    return int(bench["host_samples"] if host else bench["samples"])
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         manifest = load_manifest(args.build_dir)
+        samples_of(args, True)   # a policy that does not load stops here, with its message
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -121,12 +149,16 @@ def main(argv=None) -> int:
     try:
         copies = copy_references(manifest, labs, work)
         host = [lab for lab in labs if lab.host] if paired else []
-        found = measure_paired(tools, manifest, host, args, work, copies) if host else {}
+        first: dict[int, dict] = {k: {} for k in args.first}
+        found = measure_paired(tools, manifest, host, args, work, copies, first) if host else {}
         runs = measure(tools, manifest, [lab for lab in labs if lab not in host], args, work, sandbox.enabled, copies)
         found.update(ratios(runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
         cpu.close()
+    for k, cells in first.items():
+        print(f"over the first {k} calls of each paired run:\n" + summary(
+            {cell: [v for v in values if v is not None] for cell, values in cells.items()}))
     print(summary(found))
     return 0 if found else 2
 
@@ -147,14 +179,16 @@ def _items(labs, types, sizes, module_of) -> list[str]:
             for i, (lab, t, n) in enumerate(cells)]
 
 
-def measure_paired(tools, manifest, labs, args, work: Path, copies) -> dict[tuple[str, str, int], list[float]]:
+def measure_paired(tools, manifest, labs, args, work: Path, copies,
+                   first: dict[int, dict] | None = None) -> dict[tuple[str, str, int], list[float]]:
     """Host labs: `rounds` paired runs, the copy against the reference call by call; per run and
-    cell, the copy's median over the reference's."""
+    cell, the copy's median over the reference's. `first[k]` (for each k of --first) gets each run's
+    ratio over its first k calls only: what a run of k calls would have said, on the same calls."""
     sizes = [parse_size(size) for size in args.sizes.split(",")]
     types = [t.strip() for t in args.types.split(",") if t.strip()]
-    plan = tools.timing_plan(7, _items(labs, types, sizes, lambda lab: copies[lab.folder]), args.samples,
-                             args.warmup, 20.0)
-    reference_plan = tools.timing_plan(7, _items(labs, types, sizes, manifest.reference_module), args.samples,
+    samples = samples_of(args, True)
+    plan = tools.timing_plan(7, _items(labs, types, sizes, lambda lab: copies[lab.folder]), samples, args.warmup, 20.0)
+    reference_plan = tools.timing_plan(7, _items(labs, types, sizes, manifest.reference_module), samples,
                                        args.warmup, 20.0)
     found: dict[tuple[str, str, int], list[float]] = {}
     for k in range(args.rounds):
@@ -171,12 +205,20 @@ def measure_paired(tools, manifest, labs, args, work: Path, copies) -> dict[tupl
             ratio = paired_ratio(item, trusted[cell]) if item.verified and cell in trusted else None
             if ratio is not None:
                 found.setdefault(cell, []).append(ratio)
+                for k, cells in (first or {}).items():
+                    cells.setdefault(cell, []).append(first_calls_ratio(item, trusted[cell], k))
                 line.append(f"{item.lab[:2]}{item.type[0]}{item.n}={item.median_us:.3f}/{trusted[cell].median_us:.3f}"
                             f" (call by call {ratio:.4f})")
             elif item.problem or student.check.clock_error:
                 line.append(f"{item.lab[:2]}{item.type[0]}{item.n}: {student.check.clock_error or item.problem}")
         print(f"paired   {' '.join(line)}", flush=True)
     return found
+
+
+def first_calls_ratio(student, reference, calls: int) -> float | None:
+    """A paired run's ratio (benchmark.paired_ratio) over its first `calls` timed calls."""
+    return paired_ratio(dataclasses.replace(student, calls_us=student.calls_us[:calls]),
+                        dataclasses.replace(reference, calls_us=reference.calls_us[:calls]))
 
 
 def measure(tools, manifest, labs, args, work: Path, sandboxed: bool, copies) -> list[Run]:
@@ -196,7 +238,7 @@ def measure(tools, manifest, labs, args, work: Path, sandboxed: bool, copies) ->
                 continue
             items = _items(part, types, sizes,
                            lambda lab: copies[lab.folder] if side == STUDENT else manifest.reference_module(lab))
-            plan = tools.timing_plan(7, items, args.samples, args.warmup, 20.0)
+            plan = tools.timing_plan(7, items, samples_of(args, host), args.warmup, 20.0)
             timed = tools.time(plan, work, side == STUDENT and sandboxed, tuple(copies[lab.folder] for lab in part),
                                not host, 900.0, 20.0, work / "expected.txt")
             if timed.check is None:

@@ -128,14 +128,17 @@ class ClassTiming:
             problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
         return run, problems
 
-    def _plan(self, items: list[str]) -> str:
-        return self.tools.timing_plan(self.seed, items, int(self.config["samples"]), int(self.config["warmup"]),
+    def _plan(self, items: list[str], part: str) -> str:
+        """A part's timing plan: the host part's calls are [benchmark] host_samples (a host loop's calls
+        vary more from one to the next than a kernel's: policy.toml), the device part's samples."""
+        samples = self.config["host_samples"] if part == HOST else self.config["samples"]
+        return self.tools.timing_plan(self.seed, items, int(samples), int(self.config["warmup"]),
                                       float(self.config["call_timeout_s"]))
 
     def _reference(self, part: str, cells: list[Cell]) -> tuple[dict, str, list[str]]:
         """A trusted run of the references of `cells` and the baselines of their sizes."""
         items, ids = _items(cells, self.manifest.reference_module, True, self.labs)
-        run, problems = self._run(self._plan(items), False, (), part)
+        run, problems = self._run(self._plan(items, part), False, (), part)
         self._last[part] = (_by_cell(run.check, ids), run.check.device if run.check else "")
         return self._last[part][0], self._last[part][1], problems
 
@@ -197,7 +200,8 @@ class ClassTiming:
             before, device, problems = self._reference(part, cells)
             outcome.problems += problems
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
-        run, problems = self._run(self._plan(items), True, tuple(dict.fromkeys(modules[c.lab] for c in cells)), part)
+        readable = tuple(dict.fromkeys(modules[c.lab] for c in cells))
+        run, problems = self._run(self._plan(items, part), True, readable, part)
         outcome.problems += problems
         outcome.program_output = program_output(run.process.stdout, run.process.stderr)
         own = _own(run, ids)
@@ -211,7 +215,7 @@ class ClassTiming:
         student's in turn, so the reference is "before" and there is no "after"."""
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
         reference_items, _ = _items(cells, self.manifest.reference_module, False, labs)
-        run, reference = self.tools.time_paired(self._plan(items), self._plan(reference_items), self.work,
+        run, reference = self.tools.time_paired(self._plan(items, HOST), self._plan(reference_items, HOST), self.work,
                                                 tuple(dict.fromkeys(modules[c.lab] for c in cells)),
                                                 float(self.config["timeout_s"]), float(self.config["call_timeout_s"]),
                                                 self.cache)

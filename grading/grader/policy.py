@@ -34,8 +34,8 @@ DEFAULTS: dict = {
         "call_timeout_s": 60.0,
         "penalty": {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5},
     },
-    "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "warmup": 3, "timeout_s": 900.0,
-                  "call_timeout_s": 20.0, "clock_slack_us": 25.0, "clock_slack_ratio": 0.15},
+    "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "host_samples": 200, "warmup": 3,
+                  "timeout_s": 900.0, "call_timeout_s": 20.0, "clock_slack_us": 25.0, "clock_slack_ratio": 0.15},
     "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 8, "large_memory_gib": 48},
     "gradescope": {"leaderboard": False},   # per-lab time ratios in each results.json's "leaderboard"
     "slurm": {"tasks": 4, "partition": "", "account": "", "time": "04:00:00", "merge_time": "00:30:00",
@@ -105,8 +105,10 @@ class Policy:
             if not isinstance(value.get("bonus", False), bool):
                 raise GraderError(f"policy: [labs.{key}] bonus must be true or false")
         bench = self.data["benchmark"]
-        if not (isinstance(bench["samples"], int) and 5 <= bench["samples"] <= 1000 and 0 <= bench["warmup"] <= 100):
-            raise GraderError("policy: benchmark.samples must be 5..1000 and benchmark.warmup 0..100")
+        if not (all(isinstance(bench[key], int) and not isinstance(bench[key], bool) and 5 <= bench[key] <= 1000
+                    for key in ("samples", "host_samples")) and 0 <= bench["warmup"] <= 100):
+            raise GraderError("policy: benchmark.samples and benchmark.host_samples must be 5..1000 and "
+                              "benchmark.warmup 0..100")
         if not all(isinstance(bench[key], (int, float)) and not isinstance(bench[key], bool) and bench[key] >= 0
                    for key in ("clock_slack_us", "clock_slack_ratio")):
             raise GraderError("policy: benchmark.clock_slack_us and benchmark.clock_slack_ratio must be numbers >= 0")

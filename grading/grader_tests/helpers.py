@@ -96,6 +96,7 @@ class FakeToolchain:
         self.slow_ratio = slow_ratio
         self.clocked_once: set[tuple[str, str]] = set()
         self.calls: list[tuple] = []
+        self.plans: list[tuple[int, tuple[str, ...]]] = []   # each timing plan's samples and its items' labs
 
     def _outcome(self, student: str, folder: str) -> dict:
         return self.outcomes.get(student, {}).get(folder, {"verdict": "PASSED", "why": ""})
@@ -165,6 +166,7 @@ class FakeToolchain:
         return fixture("racecheck_clean" if race else "memcheck_clean")
 
     def timing_plan(self, seed, items, samples, warmup, call_timeout):
+        self.plans.append((samples, tuple(item.split(",")[1] for item in items)))
         return "\n".join(items)
 
     def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None):

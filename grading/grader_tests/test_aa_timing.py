@@ -3,6 +3,8 @@ runs around it, the summary, and (REDUCTION_CHECKER set by CTest) a real round o
 through the timekeeper, trusted on both sides (no sandbox uids: a grading beside it checks those)."""
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -13,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aa_timing  # noqa: E402
 from aa_timing import STUDENT, TRUSTED, Run, ratios, summary  # noqa: E402
+from grader.checks import TimedItem  # noqa: E402
 from grader.manifest import load_manifest  # noqa: E402
 from grader.toolchain import Toolchain  # noqa: E402
 
@@ -36,6 +39,37 @@ class Ratios(unittest.TestCase):
         self.assertIn("A/A over 3 ratios: mean 1.0100", text)
         self.assertIn("largest |ratio - 1| 3.00 %", text)
         self.assertIn("no ratio", summary({}))
+
+
+class Calls(unittest.TestCase):
+    def test_a_run_times_as_many_calls_as_the_policy_gives_a_grading_unless_told(self):
+        with tempfile.TemporaryDirectory() as folder:
+            policy = Path(folder) / "policy.toml"
+            policy.write_text("[benchmark]\nsamples = 40\nhost_samples = 90\n", encoding="utf-8")
+            args = aa_timing.parse_args(["--policy", str(policy)])
+            self.assertEqual((aa_timing.samples_of(args, True), aa_timing.samples_of(args, False)), (90, 40))
+            args = aa_timing.parse_args(["--policy", str(policy), "--samples", "12"])
+            self.assertEqual((aa_timing.samples_of(args, True), aa_timing.samples_of(args, False)), (12, 12))
+
+
+class FirstCalls(unittest.TestCase):
+    def test_a_runs_first_calls_give_the_ratio_a_shorter_run_would_have_given(self):
+        def item(calls):
+            return TimedItem("t001", "01_host_sum", "int", 8, len(calls), 1.0, 1.0, 1.0, 1.0, True, "",
+                             calls_us=list(calls))
+        student, reference = item([1.0, 1.0, 3.0, 3.0, 3.0]), item([1.0] * 5)
+        self.assertEqual(aa_timing.first_calls_ratio(student, reference, 2), 1.0)
+        self.assertEqual(aa_timing.first_calls_ratio(student, reference, 5), 3.0)
+        self.assertEqual(aa_timing.first_calls_ratio(student, reference, 99), 3.0)
+        self.assertEqual(student.calls_us, [1.0, 1.0, 3.0, 3.0, 3.0], "the run's own calls are left whole")
+
+    def test_first_takes_a_list_of_calls(self):
+        self.assertEqual(aa_timing.parse_args(["--first", "100,25,25"]).first, [25, 100])
+        self.assertEqual(aa_timing.parse_args([]).first, [])
+        for wrong in ("x", "0"):
+            with self.subTest(first=wrong), self.assertRaises(SystemExit), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                aa_timing.parse_args(["--first", wrong])
 
 
 class RealRound(unittest.TestCase):

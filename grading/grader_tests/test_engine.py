@@ -416,6 +416,26 @@ class TestTimingParts(GradingCase):
         self.assertTrue(all(row["status"] == "UNVERIFIED" for row in ben.rows))
         self.assertFalse(outcomes["ben"].labs["02_atomic"].note, "the device part is not touched")
 
+    def test_the_host_part_is_timed_with_the_host_samples_and_the_device_part_with_the_samples(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
+        config = {**Policy.load(None).section("benchmark"), "samples": 30, "host_samples": 120}
+        for paired in (True, False):
+            tools = FakeToolchain({}, paired=paired)
+            timing = benchmark.ClassTiming(tools, self.manifest, labs, config, 7, Path(self.tmp.name) / "timing",
+                                           True, Path(self.tmp.name) / "expected.txt")
+
+            @contextlib.contextmanager
+            def turn(part):
+                yield True
+
+            modules = {lab.folder: Path(self.tmp.name) / "amy" / "modules" / lab.module_file for lab in labs}
+            timing.time_student("amy", labs, modules, "2026-11-26", turn)
+            host = [n for n, folders in tools.plans if "01_host_sum" in folders]
+            device = [n for n, folders in tools.plans if "02_atomic" in folders]
+            self.assertEqual(host, [120] * (2 if paired else 3), f"paired={paired}: the student's and the "
+                                                                 "reference's, or before, the student's, after")
+            self.assertEqual(device, [30] * 3, f"paired={paired}: before, the student's, after")
+
 
 class TestLibraryReductions(GradingCase):
     def test_a_library_header_is_refused_by_name_where_the_policy_refuses_it(self):

@@ -74,6 +74,12 @@ class TestPolicyFile(unittest.TestCase):
         with self.assertRaises(GraderError):
             load("[performance]\nfull_credit_ratio = 5.0\nzero_credit_ratio = 2.0\n")
 
+    def test_the_host_labs_calls_are_a_setting_of_their_own_in_the_same_range_as_the_samples(self):
+        self.assertEqual(load("[benchmark]\nhost_samples = 50\n").section("benchmark")["host_samples"], 50)
+        for wrong in ("4", "1001", "true", "100.0"):
+            with self.subTest(host_samples=wrong), self.assertRaisesRegex(GraderError, "host_samples"):
+                load(f"[benchmark]\nhost_samples = {wrong}\n")
+
 
 class TestLabScore(unittest.TestCase):
     def setUp(self):

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -194,27 +195,37 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
   report.emit("item_error", fields);
 }
 
-// A host item's input in pages of 4 KiB, never huge pages: where transparent huge pages are always
-// on, a process gets them or not as free memory allows, a difference between two processes that is
-// not the code's. (On such a host, an H100's, 2026-11-26, lab 01's int medians fell into two groups,
-// 5.9 and 7.5 ms, from one process to the next; this rules out the page size as one cause.)
+// A host item's input in huge pages (2 MiB, transparent), aligned to them, wherever the kernel has
+// them: both sides of a paired run then read memory laid out alike. In pages of 4 KiB, how one
+// process's pages fell against the other's showed as a bias of the memory-bound int sum: on this
+// project's 2-core development VM (2026-11-26, `aa_timing.py --labs 01 --rounds 8 --samples 100`)
+// the int ratios of a set averaged 0.972 to 0.989 (4 sets) in 4 KiB pages, 0.991 to 1.006 (6 sets)
+// in huge pages; one H100 host gave +0.7 % in 4 KiB pages, another none either way. Where
+// transparent huge pages are always on, asking for them also spares a process the luck of getting
+// them or not (on such a host lab 01's int medians fell into two groups, 5.9 and 7.5 ms, from one
+// process to the next). Where the kernel has none: 4 KiB pages, as before.
 template <typename T>
-class SmallPages {
+class HugePages {
  public:
-  explicit SmallPages(const std::vector<T>& from) : bytes_(std::max<std::size_t>(from.size() * sizeof(T), 1)) {
-    void* memory = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  explicit HugePages(const std::vector<T>& from)
+      : bytes_(std::max<std::size_t>(from.size() * sizeof(T), 1)), mapped_(bytes_ + kHuge) {
+    void* memory = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) throw std::bad_alloc();
-    ::madvise(memory, bytes_, MADV_NOHUGEPAGE);  // before the first touch; where it fails, as before
-    data_ = static_cast<T*>(memory);
+    mapping_ = static_cast<char*>(memory);
+    const auto first = (reinterpret_cast<std::uintptr_t>(mapping_) + kHuge - 1) & ~(kHuge - 1);
+    data_ = reinterpret_cast<T*>(first);
+    ::madvise(data_, bytes_, MADV_HUGEPAGE);  // before the first touch; where it fails, 4 KiB pages
     std::copy(from.begin(), from.end(), data_);
   }
-  ~SmallPages() { ::munmap(data_, bytes_); }
-  SmallPages(const SmallPages&) = delete;
-  SmallPages& operator=(const SmallPages&) = delete;
+  ~HugePages() { ::munmap(mapping_, mapped_); }
+  HugePages(const HugePages&) = delete;
+  HugePages& operator=(const HugePages&) = delete;
   T* data() const { return data_; }
 
  private:
-  std::size_t bytes_;
+  std::size_t bytes_, mapped_;
+  char* mapping_ = nullptr;
   T* data_ = nullptr;
 };
 
@@ -223,9 +234,9 @@ template <typename T>
 void time_host_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule& lab,
                     InputCache& cache, ControlReader& control) {
   const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
-  std::vector<std::unique_ptr<SmallPages<T>>> buffers;  // copies: canaries go into them
+  std::vector<std::unique_ptr<HugePages<T>>> buffers;  // copies: canaries go into them
   for (const std::vector<T>& generated : cache.get<T>(item.n, false).host)
-    buffers.push_back(std::make_unique<SmallPages<T>>(generated));
+    buffers.push_back(std::make_unique<HugePages<T>>(generated));
   for (int call = 0; call < plan.warmup + plan.samples; ++call) {
     const Go go = control.wait(item.id, call);
     T* in = buffers[static_cast<std::size_t>(timing_buffer_of_call(plan, call))]->data();
