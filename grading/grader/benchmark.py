@@ -29,6 +29,7 @@ ratio is taken call by call (paired_ratio).
 from __future__ import annotations
 
 import dataclasses
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,11 +241,8 @@ def paired_ratio(student: TimedItem, reference: TimedItem) -> float | None:
     each, both workers the reference's) it ranged 0.963 to 1.008 (int) and 0.987 to 1.015 (float)
     where this ranged 0.988 to 1.004 and 0.994 to 1.009 on the same calls. None when no call of that
     number was reported by both."""
-    ratios = sorted(s / r for s, r in zip(student.calls_us, reference.calls_us) if s and r and s > 0 and r > 0)
-    if not ratios:
-        return None
-    middle = len(ratios) // 2
-    return ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    ratios = [s / r for s, r in zip(student.calls_us, reference.calls_us) if s and r and s > 0 and r > 0]
+    return statistics.median(ratios) if ratios else None
 
 
 def _own(run, ids: dict[str, Cell], paired: bool = False) -> dict[tuple, TimedItem]:
