@@ -37,20 +37,41 @@ POLL_S = 0.2
 DRAIN_S = 2.0            # after the run ends, how long a report channel may stay open (a child it left holding it)
 
 
+def _token_pipe() -> tuple[str, int]:
+    """A fresh token and the read end of a pipe that holds it (a line), for a run to inherit."""
+    token = secrets.token_hex(16)
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, (token + "\n").encode())   # 33 bytes: always fits the pipe's buffer
+    os.close(write_fd)
+    return token, read_fd
+
+
+class Token:
+    """A token alone on its pipe (a paired run's reference side: its report goes elsewhere)."""
+
+    def __init__(self) -> None:
+        self.token, self.fd = _token_pipe()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Token:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 class Channel:
     """The report channel of one run: `argv()` names the two pipe ends the run inherits."""
 
     def __init__(self, token: bool = True) -> None:
         """`token`: False for a channel without one (compute-sanitizer's log: sanitizer_log.py)."""
-        self.token = secrets.token_hex(16) if token else ""
+        self.token, self.token_fd = _token_pipe() if token else ("", -1)
         self.read_fd, self.write_fd = os.pipe()
-        self._child_ends = [self.write_fd]
-        self.token_fd = -1
-        if token:
-            self.token_fd, token_writer = os.pipe()
-            os.write(token_writer, (self.token + "\n").encode())   # 33 bytes: always fits the pipe's buffer
-            os.close(token_writer)
-            self._child_ends.append(self.token_fd)
+        self._child_ends = [self.write_fd] + ([self.token_fd] if token else [])
 
     def argv(self) -> list[str]:
         return [f"{REPORT_FD_FLAG}={self.write_fd}", f"{TOKEN_FD_FLAG}={self.token_fd}"]

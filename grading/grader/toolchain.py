@@ -30,7 +30,7 @@ from .manifest import Lab, Manifest
 from .contract import CLOCK_OUT_FD_FLAG, PAIR_FREEZE_FLAG, PAIR_OUT_FD_FLAG, PAIR_PLAN_FLAG, PAIR_TOKEN_FD_FLAG, \
     PAIR_WORKER_CGROUP_FLAG, PAIR_WORKER_FLAG, TOKEN_FD_FLAG
 from .ending import Ending
-from .process import Channel, pinned, run_process, timing_core
+from .process import Channel, Token, pinned, run_process, timing_core
 from .sandbox import Limits, Sandbox, View
 from .sanitizer_log import ERROR_EXITCODE, LogChannel, log_text
 from .toolkit import toolkit_of
@@ -409,18 +409,18 @@ class Toolchain:
         student's and the reference's timing runs, each checked as time()'s."""
         paired = self.cpu_share.paired
         plan, reference_plan = self._plan_file(plan_text, work), self._plan_file(reference_plan_text, work)
-        with Channel() as channel, Channel() as reference_token, tempfile.TemporaryFile(dir=work) as transcript:
+        with Channel() as channel, Token() as reference_token, tempfile.TemporaryFile(dir=work) as transcript:
             worker = [str(self.manifest.student_worker), f"--plan={plan}", f"{TOKEN_FD_FLAG}={channel.token_fd}"]
             clock = [str(self.manifest.timekeeper), f"--plan={plan}", f"{CLOCK_OUT_FD_FLAG}={channel.write_fd}",
                      f"{PAIR_WORKER_FLAG}={self.manifest.time_worker}", f"{PAIR_PLAN_FLAG}={reference_plan}",
-                     f"{PAIR_OUT_FD_FLAG}={transcript.fileno()}", f"{PAIR_TOKEN_FD_FLAG}={reference_token.token_fd}",
+                     f"{PAIR_OUT_FD_FLAG}={transcript.fileno()}", f"{PAIR_TOKEN_FD_FLAG}={reference_token.fd}",
                      f"{PAIR_FREEZE_FLAG}={paired.freeze}",
                      *[f"{PAIR_WORKER_CGROUP_FLAG}={folder}" for folder in paired.folders], "--"]
             view = self._run_view((self.manifest.student_worker, plan, *readable), False)
             try:
                 run = self._sandboxed(worker, view, timeout, stall_s=2 * call_timeout + 30, channel=channel,
                                       cpu=timing_core(), group=TIMING, clock=clock,
-                                      clock_fds=(transcript.fileno(), reference_token.token_fd))
+                                      clock_fds=(transcript.fileno(), reference_token.fd))
             finally:
                 self.cpu_share.thaw_paired()   # a timekeeper killed mid-freeze leaves the student's frozen
             transcript.seek(0)

@@ -8,7 +8,7 @@ import unittest
 
 from grader import process
 from grader.contract import REPORT_FD_FLAG, TOKEN_FD_FLAG
-from grader.process import Channel, pinned, run_process, timing_core
+from grader.process import Channel, Token, pinned, run_process, timing_core
 
 # A stand-in for the runner: reads its token from --token-fd, then does what `body` says with
 # `report(text)` (a line on the channel with the token) and `banner(text)` (the program's stdout).
@@ -55,6 +55,15 @@ class TestChannel(unittest.TestCase):
                 tokens.add(channel.token)
                 self.assertRegex(channel.token, r"^[0-9a-f]{32}$")
         self.assertEqual(len(tokens), 5)
+
+    def test_a_token_alone_is_one_line_on_its_own_pipe_closed_with_it(self):
+        with Token() as token:
+            self.assertRegex(token.token, r"^[0-9a-f]{32}$")
+            self.assertEqual(os.read(token.fd, 100), (token.token + "\n").encode())
+            fd = token.fd
+        self.assertEqual(token.fd, -1)
+        with self.assertRaises(OSError):
+            os.fstat(fd)
 
     def test_printing_does_not_keep_a_run_that_reports_nothing_alive(self):
         with Channel() as channel:
