@@ -59,7 +59,7 @@ from plotting.csv_cells import FORMULA_STARTS, csv_text  # noqa: E402  (the grad
 from plotting.file_names import student_file_name  # noqa: E402  (the grader names a student's files with it)
 sys.path.insert(0, str(REPO / "grading"))
 from grader.class_folder import REFUSED_FILE  # noqa: E402
-from grader.cli import EXIT_OK, EXIT_REFUSED  # noqa: E402
+from grader.contract import ExitStatus  # noqa: E402
 from grader.run_users import RUN_UIDS, SHARED_UID, processes_of, uids_described  # noqa: E402  (one definition)
 from grader.student_names import padded, shown, width  # noqa: E402  (a name as a console shows it)
 
@@ -469,11 +469,11 @@ def check(class_dir: Path, out: Path, cpu_only: bool, secret: str | None, proces
 
 
 def check_exit_status(class_dir: Path, status: int) -> Check:
-    """grade.py ends a class grading that refused a folder with EXIT_REFUSED, any other with EXIT_OK."""
+    """grade.py ends a class grading that refused a folder with ExitStatus.REFUSED, any other with ExitStatus.OK."""
     expected = json.loads((class_dir / EXPECTED_FILE).read_text(encoding="utf-8"))
     refusing = any(meta.get("refused") for meta in expected.get("attackers", {}).values())
-    want = EXIT_REFUSED if refusing else EXIT_OK
-    return Check("grade.py's exit status", status == want, f"{status}; {want} for a class "
+    want = ExitStatus.REFUSED if refusing else ExitStatus.OK
+    return Check("grade.py's exit status", status == want, f"{status}; {want.value} for a class "
                  + ("with folders to refuse" if refusing else "with nothing to refuse"))
 
 

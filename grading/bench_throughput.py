@@ -42,6 +42,8 @@ GRADING = Path(__file__).resolve().parent
 REPO = GRADING.parent
 sys.path.insert(0, str(GRADING))
 
+from grader import job as jobs  # noqa: E402
+from grader.contract import JOB_OPTION  # noqa: E402
 from grader.records import StudentRecord  # noqa: E402
 from grader.student_paths import record_path, student_file_name  # noqa: E402
 
@@ -190,10 +192,9 @@ def detect_gpus() -> list[str]:
     return [line.strip().replace(", ", ": ", 1) for line in result.stdout.splitlines() if line.strip()]
 
 
-def grade_flags(python: str) -> set[str]:
-    """The options this grade.py knows (--gpus and --merge arrive with the sharding work)."""
-    result = subprocess.run([python, str(GRADE), "--help"], capture_output=True, text=True)
-    return {flag for flag in ("--gpus", "--merge") if flag in result.stdout}
+def grade_command(python: str, job: jobs.GradingJob, folder: Path, name: str, *launcher: str) -> list[str]:
+    """grade.py on `job`, written as FOLDER/NAME.json (the GradingJob every run of it reads)."""
+    return [python, str(GRADE), JOB_OPTION, str(job.write(folder / f"{name}.json")), *launcher]
 
 
 def run_grade(run: Run, log, env=None) -> Run:
@@ -333,39 +334,36 @@ def main(argv: list[str] | None = None) -> int:
     out = (args.out or build / "bench-throughput").resolve()
     fresh(out)
     log = lambda text: print(text, flush=True)  # noqa: E731
-    python, flags, gpus = sys.executable, grade_flags(sys.executable), detect_gpus()
+    python, gpus = sys.executable, detect_gpus()
     expected = _script("make_examples").write_class("synthetic", out / "class", students=args.students,
                                                     seed=args.class_seed)
     names, labs = sorted(expected["students"]), selected_labs(expected["labs"], args.labs)
     no_gpu = not gpus
     summary = Summary(datetime.date.today().isoformat(), f"{platform.node()} ({os.cpu_count()} cores)", gpus, "",
                       args.class_seed, args.seed, len(names), labs, not args.no_sanitizer)
-    common = ["--build-dir", str(build), "--seed", str(args.seed), "--no-build"] + \
-        (["--labs", args.labs] if args.labs else []) + (["--no-sanitizer"] if args.no_sanitizer else [])
-    grade = [python, str(GRADE), str(out / "class")]
+    base = jobs.GradingJob(submissions=str(out / "class"), build_dir=str(build), out="", seed=args.seed, build=False,
+                           labs=args.labs.split(",") if args.labs else None, sanitizer=not args.no_sanitizer)
+    job_folder = out / "jobs"
     first = gpus[0].split(":")[0] if gpus else "0"
     pinned = dict(os.environ, CUDA_VISIBLE_DEVICES=first) if gpus else None
 
-    runs = {"one-gpu": Run("one-gpu", str(out / "one-gpu"), names, grade + ["--out", str(out / "one-gpu"), *common] +
-                           (["--gpus", first] if "--gpus" in flags else []))}
-    run_grade(runs["one-gpu"], log, None if "--gpus" in flags else pinned)
-    if "--gpus" not in flags:
-        summary.notes.append("this grade.py has no --gpus: (a) ran as one plain grade.py process"
-                             + (f" on GPU {first}" if gpus else ""))
-    if len(gpus) > 1 and "--gpus" in flags:
-        runs["multi"] = run_grade(Run("multi", str(out / "multi"), names, grade + ["--out", str(out / "multi"), *common,
-                                                                                   "--gpus", args.multi]), log)
-    elif len(gpus) > 1:
-        summary.notes.append("more than one GPU, but this grade.py has no --gpus: (b) not run")
+    def class_run(name: str, *launcher: str) -> Run:
+        job = jobs.replace(base, out=str(out / name))
+        return run_grade(Run(name, job.out, names, grade_command(python, job, job_folder, name, *launcher)), log)
+
+    runs = {"one-gpu": class_run("one-gpu", "--gpus", first)}
+    if len(gpus) > 1:
+        runs["multi"] = class_run("multi", "--gpus", args.multi)
     else:
         summary.notes.append(f"{len(gpus)} GPU(s) on this host: (b) needs more than one")
     if no_gpu:
         summary.notes.append("no GPU on this machine: every GPU lab is NOT_RUN, the times are compiling and lab 01 "
                              "only, and the throughput targets are not measured")
-    solo = [run_grade(Run("solo", str(out / "solo" / student_file_name(name)), [name],
-                          grade + ["--out", str(out / "solo" / student_file_name(name)), *common, "--student", name]),
-                      log, pinned)
-            for name in pick_solo(expected, args.solo)]
+    solo = []
+    for name in pick_solo(expected, args.solo):
+        job = jobs.replace(base, out=str(out / "solo" / student_file_name(name)), students=[name])
+        command = grade_command(python, job, job_folder, f"solo-{student_file_name(name)}")
+        solo.append(run_grade(Run("solo", job.out, [name], command), log, pinned))
     summary.runs = list(runs.values()) + solo
 
     for run in summary.runs:
@@ -373,13 +371,13 @@ def main(argv: list[str] | None = None) -> int:
             summary.expected_mismatches.append(Mismatch(run.name, ",".join(run.students)[:60],
                                                         f"grade.py exit status {run.returncode}"))
         summary.expected_mismatches += expected_mismatches(run.name, expected, Path(run.out), run.students, labs, no_gpu)
-    if "--merge" in flags:
-        for run in runs.values():
-            merged = subprocess.run(grade + ["--out", run.out, "--build-dir", str(build), "--merge", "--no-build"],
-                                    capture_output=True, text=True)
-            if merged.returncode != 0:
-                summary.expected_mismatches.append(Mismatch(run.name, "", f"grade.py --merge: exit status "
-                                                            f"{merged.returncode} (unfinished students)"))
+    for run in runs.values():
+        merge = jobs.replace(base, out=run.out, merge=True)
+        merged = subprocess.run(grade_command(python, merge, job_folder, f"merge-{run.name}"),
+                                capture_output=True, text=True)
+        if merged.returncode != 0:
+            summary.expected_mismatches.append(Mismatch(run.name, "", f"grade.py --merge: exit status "
+                                                        f"{merged.returncode} (unfinished students)"))
     alone = {}
     for run in solo:
         alone.update(load_records(Path(run.out)))

@@ -5,7 +5,7 @@ this student's) whose name is a student name (student_names.py: any valid UTF-8 
 few real hazards). Every other entry is listed with its reason, never dropped in silence:
 
 - refused: a link, or a folder whose name cannot be a student's. It may be a student's hand-in, so
-  a class grading that refused any ends with its own exit status (cli.EXIT_REFUSED);
+  a class grading that refused any ends with its own exit status (ExitStatus.REFUSED, contract.json);
 - ignored: a hidden entry (its name starts with '.': .git, .DS_Store) or a file (the class folder
   holds one folder per student). Listed, but no reason for that status.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import IntEnum
 from pathlib import Path
 
 _CONTRACT = json.loads((Path(__file__).resolve().parent.parent / "contract.json").read_text(encoding="utf-8"))
@@ -22,3 +23,12 @@ PAIR_OUT_FD_FLAG: str = _CONTRACT["pair"]["out_fd"]
 PAIR_TOKEN_FD_FLAG: str = _CONTRACT["pair"]["token_fd"]
 PAIR_FREEZE_FLAG: str = _CONTRACT["pair"]["freeze"]
 PAIR_WORKER_CGROUP_FLAG: str = _CONTRACT["pair"]["worker_cgroup"]
+JOB_FORMAT: str = _CONTRACT["grading_job"]["format"]
+JOB_VERSION: int = _CONTRACT["grading_job"]["version"]
+JOB_OPTION: str = _CONTRACT["grading_job"]["option"]
+EVENTS_VERSION: int = _CONTRACT["events"]["version"]
+EVENTS_FD_OPTION: str = _CONTRACT["events"]["fd_option"]
+
+ExitStatus = IntEnum("ExitStatus", {name.upper(): code for name, code in _CONTRACT["grade_exit"].items()
+                                    if name != "comment"})
+ExitStatus.__doc__ = "grade.py's exit statuses (contract.json, grade_exit)."

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import benchmark, class_outputs, reports, scoring, signing
+from . import events as ev
 from .claims import Claim
 from .compile_view import rule_sentence
 from .cpu_share import CpuShare
@@ -50,7 +51,6 @@ from .manifest import Lab, Manifest
 from .neighbours import Met, Neighbours
 from .policy import Policy
 from .program_output import program_output
-from .progress import Progress
 from .records import BenchmarkInfo, LabRecord, SanitizerResult, StudentRecord, TestRun
 from .resources import COMPILE, SANITIZER, TEST, TIMED_OUT, ResourceFailure, resource_failure, retry_note
 from .student_paths import record_path, work_folder
@@ -101,14 +101,13 @@ def now() -> str:
 
 class Grader:
     def __init__(self, manifest: Manifest, policy: Policy, toolchain, out: Path, options: Options,
-                 skeleton_dirs: list[Path] | None = None, log=print):
+                 skeleton_dirs: list[Path] | None = None, log=print, events: ev.Sink | None = None):
         self.manifest = manifest
         self.policy = policy
         self.tools = toolchain
         self.out = Path(out).resolve()
         self.options = options
-        self.log = log
-        self._print_lock = threading.Lock()
+        self.emit: ev.Sink = events or ev.Console(log)   # the run's progress, as typed events (events.py)
         # Where the official skeletons are: a release's pristine copies first, then labs/.
         self.skeleton_dirs = skeleton_dirs or [manifest.source_dir / "labs"]
         self.gpu = False
@@ -154,51 +153,50 @@ class Grader:
         result.no_gpu = not self.gpu
         result.sanitizer_missing = self.options.sanitizer and self.gpu and not self.sanitizer_ok
         result.seed, result.sandbox = self.seed, self.tools.sandbox_status()
-        self.say(f"inputs: seed {self.seed} (replay with --seed {self.seed}); student code: {result.sandbox}")
+        self.note(f"inputs: seed {self.seed} (replay with --seed {self.seed}); student code: {result.sandbox}")
         if result.sandbox.startswith("UNSANDBOXED") and not self.options.self_check:  # your own code: no matter
-            self.say("WARNING: student code runs UNSANDBOXED here: it can read and write what this user can. "
+            self.note("WARNING: student code runs UNSANDBOXED here: it can read and write what this user can. "
                      "Run the grader as root with bubblewrap installed for a gradebook you can sign.")
         if result.no_gpu:
-            self.say(f"note: {NO_GPU_MESSAGE}; GPU labs that compile are marked {NOT_RUN} (lab 01 runs on the "
+            self.note(f"note: {NO_GPU_MESSAGE}; GPU labs that compile are marked {NOT_RUN} (lab 01 runs on the "
                      "CPU and is graded normally)")
         if result.sanitizer_missing:
-            self.say("note: compute-sanitizer not available: sanitizer checks skipped (no penalty)")
+            self.note("note: compute-sanitizer not available: sanitizer checks skipped (no penalty)")
         if self.cpu.swept:
-            self.say("note: removed the cgroups of graders that ended without removing them: "
+            self.note("note: removed the cgroups of graders that ended without removing them: "
                      + ", ".join(self.cpu.swept))
         self._prepare_plans()
         if self.sanitizer_ok and (problem := self._sanitizer_self_test()):
             self.sanitizer_ok, self.sanitizer_why = False, f"compute-sanitizer failed its self-test ({problem})"
             result.sanitizer_missing, result.sanitizer_note = True, self.sanitizer_why
-            self.say(f"WARNING: {self.sanitizer_why}: sanitizer checks skipped for this grading (no penalty). A "
+            self.note(f"WARNING: {self.sanitizer_why}: sanitizer checks skipped for this grading (no penalty). A "
                      "grader problem: see docs/grading-security.md, \"compute-sanitizer's own log\".")
         self._gpu_slots = threading.Semaphore(max(1, int(self.policy.section("tests")["concurrency"])))
         self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
                                             self.policy.section("benchmark"), self.seed, self._run_folder() / "timing",
                                             self.gpu, self.expectations)
         names = roster or [name for name, _ in students]
-        progress = Progress(len(students))
+        self.emit(ev.ClassStarted(students=len(students)))
         todo = []
         for index, (name, root) in enumerate(students, 1):
             path = record_path(self.out, name)
             if self._done(path):
-                self.say(f"[student {index}/{len(students)}] {name}  already graded ({path}); skipped (--force redoes it)")
+                self.emit(ev.StudentSkipped(index, len(students), name, record=str(path)))
                 result.skipped.append(name)
-                progress.skipped()
             else:
                 todo.append((index, name, root))
 
         def grade(index: int, name: str, root: Path) -> StudentRecord | None:
             with Claim(self.out, name) as claim:
                 if not claim.acquire():
-                    self.say(f"[student {index}/{len(students)}] {name}  being graded by another grader of this "
-                             "output folder; left to it")
+                    self.emit(ev.StudentSkipped(index, len(students), name, why=ev.StudentSkipped.ELSEWHERE))
                     return None
-                if self._done(record_path(self.out, name)):
-                    return None   # finished by another grader between the look above and the claim
+                if self._done(record_path(self.out, name)):   # finished by another grader since the look above
+                    self.emit(ev.StudentSkipped(index, len(students), name, why=ev.StudentSkipped.MEANWHILE))
+                    return None
                 with self.cpu.student(name) as problem:   # its runs' CPU share, while it is in flight
                     if problem:
-                        self.say(f"warning: [student {index}/{len(students)}] {name}: {problem}")
+                        self.emit(ev.StudentWarning(index, len(students), name, problem=problem))
                     return self.grade_student(index, len(students), name, root)
 
         # Students in flight: while one student's timing has the GPU alone, the next ones compile on
@@ -209,10 +207,8 @@ class Grader:
                 name, record = futures[future], future.result()
                 if record is None:
                     result.elsewhere.append(name)
-                    progress.skipped()
                     continue
                 result.graded.append(name)
-                self.say(progress.finished(name, [entry.verdict for entry in record.labs.values()]))
                 if self.options.class_outputs:
                     with self._outputs_lock:
                         class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
@@ -266,7 +262,7 @@ class Grader:
                                             float(config["timeout_s"]), float(config["call_timeout_s"]))
         problem = self_test(run, config["tools"], f"the reference of {lab.folder}")
         if not problem:
-            self.say(f"sanitizer: {', '.join(config['tools'])} report on a log of their own (self-test on the reference "
+            self.note(f"sanitizer: {', '.join(config['tools'])} report on a log of their own (self-test on the reference "
                      f"of {lab.folder}: clean)")
         return problem
 
@@ -291,9 +287,8 @@ class Grader:
         record = self._load(path)
         return record is not None and record.run == self.options.run and self._complete(path)
 
-    def say(self, text: str) -> None:
-        with self._print_lock:
-            self.log(text)
+    def note(self, line: str) -> None:
+        self.emit(ev.Note(line=line))
 
     def _write(self, path: Path, record: StudentRecord) -> None:
         reports.write_json(path, signing.sign(self.key, record.to_json()))
@@ -301,7 +296,8 @@ class Grader:
     # ---- one student
 
     def grade_student(self, index: int, total: int, name: str, root: Path) -> StudentRecord:
-        prefix = f"[student {index}/{total}] {name}"
+        who = (index, total, name)   # the events' student fields
+        self.emit(ev.StudentStarted(*who))
         work = work_folder(self.out, name)
         json_path = record_path(self.out, name)
         earlier = self._load(json_path)
@@ -324,7 +320,7 @@ class Grader:
         for what, step in (("compile", self._compile_all), ("test", self._test_all), ("sanitize", self._sanitize_all),
                            ("time", self._benchmark)):
             started = time.monotonic()
-            step(prefix, record, work)
+            step(who, record, work)
             record.step_seconds[what] = round(time.monotonic() - started, 2)
             self._write(json_path, record)
         self._score(record)
@@ -337,8 +333,9 @@ class Grader:
         record.finished = now()
         self._write(json_path, record)
         total_text = (reports.format_points(record.total) if record.total is not None else "n/a (not all labs run)")
-        steps = ", ".join(f"{what} {seconds:.1f} s" for what, seconds in record.step_seconds.items())
-        self.say(f"{prefix}  total {total_text} / {reports.max_total_text(record)}  ({steps})")
+        self.emit(ev.StudentDone(*who, points=total_text, maximum=reports.max_total_text(record),
+                                 steps=dict(record.step_seconds),
+                                 verdicts=tuple(entry.verdict for entry in record.labs.values())))
         return record
 
     def _lab(self, folder: str) -> Lab:
@@ -391,7 +388,7 @@ class Grader:
             raise
         pool.shutdown(wait=True)
 
-    def _compile_all(self, prefix: str, record: StudentRecord, work: Path) -> None:
+    def _compile_all(self, who: tuple, record: StudentRecord, work: Path) -> None:
         todo = [entry for entry in record.labs.values() if entry.verdict is None]
         timeout = float(self.policy.section("compile")["timeout_s"])
         (work / "modules").mkdir(parents=True, exist_ok=True)
@@ -411,7 +408,7 @@ class Grader:
             if result.process.returncode != 0 or not module.is_file():
                 timed_out = TIMED_OUT if result.process.timed_out else None
                 failure = resource_failure(COMPILE, result.process) or timed_out
-                result = self._again_alone(prefix, record, entry, "compile", failure, met, False, compile_,
+                result = self._again_alone(who, record, entry, "compile", failure, met, False, compile_,
                                            lambda again: "compiles" if again.process.returncode == 0 and module.is_file()
                                            else COMPILE_ERROR) or result
             return entry, module, result
@@ -420,10 +417,10 @@ class Grader:
             for entry, module, run in pool.map(build, todo):
                 self._compiled(record, entry, module, run, public, timeout)
                 if entry.verdict == COMPILE_ERROR:
-                    self.say(f"{prefix}  lab {entry.folder}  {COMPILE_ERROR}")
+                    self.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=COMPILE_ERROR))
         for entry in record.labs.values():
             if entry.verdict == MISSING:
-                self.say(f"{prefix}  lab {entry.folder}  {MISSING}")
+                self.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=MISSING))
 
     def _compiled(self, record: StudentRecord, entry: LabRecord, module: Path, run: CompileRun,
                   public: tuple[Path, ...], timeout: float) -> None:
@@ -475,7 +472,7 @@ class Grader:
         with self.gpu_gate.shared(), self._gpu_slots:
             yield
 
-    def _again_alone(self, prefix: str, record: StudentRecord, entry: LabRecord, what: str,
+    def _again_alone(self, who: tuple, record: StudentRecord, entry: LabRecord, what: str,
                      failure: ResourceFailure | None, met: Met, gpu: bool, rerun, outcome):
         """`rerun()` once more, alone, when the first run (of `what`, on the GPU or not) failed for a
         shared resource while another student's runs shared it, or timed out while they held the
@@ -511,7 +508,7 @@ class Grader:
         entry.notes.append(note)
         if result is not None:
             add_flag(record.flags, "retried_alone", entry.folder, note)
-        self.say(f"{prefix}  lab {entry.folder}  {note}")
+        self.emit(ev.Retried(*who, lab=entry.folder, note=note))
         return result
 
     @contextlib.contextmanager
@@ -529,7 +526,7 @@ class Grader:
         path = Path(entry.module_path)
         return path.is_file() and sha256_of(path) == entry.compile.module_sha256
 
-    def _test_all(self, prefix: str, record: StudentRecord, work: Path) -> None:
+    def _test_all(self, who: tuple, record: StudentRecord, work: Path) -> None:
         tests = self.policy.section("tests")
         todo = []
         for entry in record.labs.values():
@@ -558,7 +555,7 @@ class Grader:
                 result = test()
             if verdict(result) != PASSED and self._intact(entry):
                 failure = resource_failure(TEST, *result) or (TIMED_OUT if verdict(result) == TIMEOUT else None)
-                result = self._again_alone(prefix, record, entry, "test run", failure, met, not lab.host, test,
+                result = self._again_alone(who, record, entry, "test run", failure, met, not lab.host, test,
                                            verdict) or result
             return entry, result
 
@@ -572,11 +569,10 @@ class Grader:
                     entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
                                           round(process.seconds, 2), dataclasses.asdict(check),
                                           program_output(process.stdout, process.stderr))
-                detail = " ".join(entry.detail.split())
-                self.say(f"{prefix}  lab {entry.folder}  {entry.verdict}"
-                         + (f"  ({detail[:110]}{'...' if len(detail) > 110 else ''})" if entry.verdict != PASSED else ""))
+                self.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict,
+                                        detail=entry.detail if entry.verdict != PASSED else ""))
 
-    def _sanitize_all(self, prefix: str, record: StudentRecord, work: Path) -> None:
+    def _sanitize_all(self, who: tuple, record: StudentRecord, work: Path) -> None:
         config = self.policy.section("sanitizer")
         passed = [entry for entry in record.labs.values()
                   if entry.verdict == PASSED and not self._lab(entry.folder).host]
@@ -616,7 +612,7 @@ class Grader:
             if outcome(result) != CLEAN and self._intact(entry):
                 failure = resource_failure(SANITIZER, result) or (
                     TIMED_OUT if result.timed_out or result.stalled else None)
-                result = self._again_alone(prefix, record, entry, f"{tool} run", failure, met, True, sanitize,
+                result = self._again_alone(who, record, entry, f"{tool} run", failure, met, True, sanitize,
                                            outcome) or result
             return entry, tool, result
 
@@ -629,10 +625,11 @@ class Grader:
                     hazard = finding.status == HAZARDS
                     add_flag(record.flags, "sanitizer_hazard" if hazard else "sanitizer_unreadable", entry.folder,
                              f"{tool}: " + (f"{finding.count} hazard(s)" if hazard else finding.note))
-                    self.say(f"{prefix}  lab {entry.folder}  {tool}: {finding.count} finding(s)"
-                             + (f": {finding.report[0][:90]}" if hazard and finding.report else f" ({finding.note[:90]})"))
+                    quoted = hazard and bool(finding.report)
+                    self.emit(ev.SanitizerFinding(*who, lab=entry.folder, tool=tool, count=finding.count, hazard=quoted,
+                                                  what=finding.report[0] if quoted else finding.note))
 
-    def _benchmark(self, prefix: str, record: StudentRecord, work: Path) -> None:
+    def _benchmark(self, who: tuple, record: StudentRecord, work: Path) -> None:
         info = record.benchmark
         passed = [self._lab(entry.folder) for entry in record.labs.values()
                   if entry.verdict == PASSED and self._intact(entry)]
@@ -645,7 +642,7 @@ class Grader:
         if not passed:
             info.status = "nothing to time: no lab passed"
             return
-        self.say(f"{prefix}  timing {', '.join(lab.folder for lab in passed)} (between two reference runs)")
+        self.emit(ev.TimingStarted(*who, labs=tuple(lab.folder for lab in passed)))
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
         outcome = self.timing.time_student(record.student, passed, modules, record.date,
                                            lambda part: self._timing_turn(record.student, part))

@@ -1,9 +1,11 @@
 """grade.py --slurm: grades a class on a Slurm cluster. It only schedules; the tasks run grade.py.
 
-It writes OUT/slurm/grade.sbatch, a job array whose task k runs
-    <grade command> SUBMISSIONS --build-dir B --out OUT --no-build --shard k/N --seed S
+It writes the grading as data, OUT/slurm/job.json (a GradingJob: the class, the build, the seed, the
+labs and the options; job.py), and OUT/slurm/grade.sbatch, a job array whose task k runs
+    <grade command> --job OUT/slurm/job.json --shard k/N --jobs $(nproc)
 (the grading exactly as on one machine, sandbox included), and OUT/slurm/merge.sbatch, which runs
-`--merge` once every task has ended (afterany: also when one died), and submits both.
+the same job with merge set (OUT/slurm/merge-job.json) once every task has ended (afterany: also
+when one died), and submits both.
 
 Resuming is running the same command again: the students whose signed record is complete are not
 graded again, and the array only gets the tasks whose shards still hold unfinished students (one
@@ -28,9 +30,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import job as jobs
 from . import reports, signing
 from .class_folder import find_students
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_UNFINISHED, EXIT_USAGE, GRADING_DIR
+from .contract import JOB_OPTION, ExitStatus
+from .paths import DEFAULT_POLICY, GRADE_PY
 from .manifest import GraderError, Lab, check_programs, load_manifest
 from .policy import Policy
 
@@ -38,7 +42,7 @@ STATE_FILE = "submitted.json"
 POLL_S = (1.0, 15.0)    # --wait polls squeue every second for a minute, then every 15 s (a grading takes long)
 SAFE_VALUE = re.compile(r"[A-Za-z0-9_.:,=+@/-]*")     # what goes on a #SBATCH line: no space, quote or newline
 SAFE_PATH = re.compile(r"[^\s%\"'\\]+")               # Slurm expands % in --output; #SBATCH splits at spaces
-PASSED_FLAGS = ("no_sanitizer", "no_bench", "large", "require_sandbox")  # store_true options the tasks get
+JOB_FILE, MERGE_JOB_FILE = "job.json", "merge-job.json"
 
 DESCRIPTION = """Grades a class on a Slurm cluster: writes a job array that shards the class over its tasks
 (one GPU each by default) and a merge job that builds the class outputs once they end, and submits both.
@@ -134,20 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "cluster's default)")
     group.add_argument("--sbatch-arg", action="append", metavar="ARG",
                        help="one more sbatch option for both jobs, e.g. --sbatch-arg=--mem=64G (repeatable)")
-    grading = parser.add_argument_group("grading options (passed to every task)")
-    grading.add_argument("--policy", type=Path, help="grading policy (default: grading/policy.toml)")
-    grading.add_argument("--labs", help="only these labs, e.g. 02,05 (default: all)")
-    grading.add_argument("--seed", type=int, help="the inputs' seed (default: the last submission's, else a new one)")
-    grading.add_argument("--no-sanitizer", action="store_true", help="skip compute-sanitizer")
-    grading.add_argument("--no-bench", action="store_true", help="skip the benchmark")
-    grading.add_argument("--large", action="store_true", help="also run the Large.* tests")
-    grading.add_argument("--require-sandbox", action="store_true", help="tasks refuse to grade unsandboxed")
+    # The grading options of grade.py itself (job.py); --seed defaults to the last submission's here.
+    jobs.add_selection(parser.add_argument_group("grading options (the job every task reads)"))
     parser.add_argument("--grade-command", help="what the jobs run instead of grade.py (default: this Python "
                         "and grading/grade.py), e.g. a wrapper for tests")
     parser.add_argument("--dry-run", action="store_true", help="write the job scripts and print the sbatch "
                         "commands; submit nothing")
     parser.add_argument("--wait", action="store_true", help="wait for the jobs to end; exit with the merge's "
-                        f"status (0: every student complete, {EXIT_UNFINISHED}: some unfinished, {EXIT_REFUSED}: complete, but a "
+                        f"status (0: every student complete, {ExitStatus.UNFINISHED.value}: some unfinished, {ExitStatus.REFUSED.value}: complete, but a "
                         "folder of the class folder was refused)")
     return parser
 
@@ -188,30 +186,26 @@ def _header(what: str, name: str, options: list[str]) -> str:
     return "\n".join(lines + [f"#SBATCH {option}" for option in options]) + "\n"
 
 
-def task_script(command: list[str], submissions: Path, build: Path, out: Path, shards: Shards, seed: int,
-                settings: SlurmSettings, passed: list[str]) -> str:
-    sub, bld, dest, logs = _checked(submissions, build, out, out / "slurm" / "logs")
+def task_script(command: list[str], job_file: Path, submissions: Path, out: Path, shards: Shards,
+                settings: SlurmSettings) -> str:
+    job, logs = _checked(job_file, out / "slurm" / "logs")
     options = [f"--array={shards.array_spec()}", f"--output={logs}/grade-%A_%a.out"]
     options += settings.common_lines(settings.time)
     if settings.gpus_per_task:  # only when asked: a cluster without GPUs refuses the job at submission
         options += ["--ntasks=1", f"--gpus-per-task={settings.gpus_per_task}"]
     if settings.cpus_per_task:
         options.append(f"--cpus-per-task={settings.cpus_per_task}")
-    grade = shlex.join(command + [sub, "--build-dir", bld, "--out", dest, "--no-build"])
+    grade = shlex.join(command + [JOB_OPTION, job])
     body = (f"set -u\n# nproc: the CPUs this task may use (its parallel compiles)\n"
-            f"exec {grade} \\\n"
-            f"  --shard \"$SLURM_ARRAY_TASK_ID/{shards.count}\" --seed {seed} --jobs \"$(nproc)\""
-            + "".join(f" {shlex.quote(arg)}" for arg in passed) + "\n")
+            f"exec {grade} --shard \"$SLURM_ARRAY_TASK_ID/{shards.count}\" --jobs \"$(nproc)\"\n")
     return _header(f"Grades shard $SLURM_ARRAY_TASK_ID of {shards.count} of the class {submissions}.",
                    "reduction-grade", options) + body
 
 
-def merge_script(command: list[str], submissions: Path, build: Path, out: Path, settings: SlurmSettings,
-                 passed: list[str]) -> str:
-    sub, bld, dest, logs = map(shlex.quote, _checked(submissions, build, out, out / "slurm" / "logs"))
+def merge_script(command: list[str], job_file: Path, out: Path, settings: SlurmSettings) -> str:
+    job, logs = map(shlex.quote, _checked(job_file, out / "slurm" / "logs"))
     options = [f"--output={out}/slurm/logs/merge-%j.out"] + settings.common_lines(settings.merge_time)
-    body = (f"set -u\n{shlex.join(command)} {sub} --build-dir {bld} --out {dest} --no-build --merge"
-            + "".join(f" {shlex.quote(arg)}" for arg in passed) + "\n"
+    body = (f"set -u\n{shlex.join(command)} {JOB_OPTION} {job}\n"
             "status=$?\n"
             f"echo \"$status\" > {logs}/merge-\"$SLURM_JOB_ID\".status  # --wait reads it (no accounting needed)\n"
             "exit \"$status\"\n")
@@ -250,7 +244,7 @@ def wait_for(state: Submitted, logs: Path) -> int:
             failures += 1
             if failures > 15:
                 print("error: --wait: squeue keeps failing; check the jobs by hand", file=sys.stderr)
-                return EXIT_FAILED
+                return ExitStatus.FAILED
         elif not left:
             break
         time.sleep(POLL_S[0] if time.monotonic() - started < 60 else POLL_S[1])
@@ -260,12 +254,12 @@ def wait_for(state: Submitted, logs: Path) -> int:
     except (OSError, ValueError):
         print(f"error: the merge job {state.merge_job} ended without a status (cancelled? see "
               f"{logs}/merge-{state.merge_job}.out)", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitStatus.FAILED
     print(f"merge job {state.merge_job} ended with status {status} (log: {logs}/merge-{state.merge_job}.out)")
-    if status == EXIT_UNFINISHED:
+    if status == ExitStatus.UNFINISHED:
         print(f"some students are unfinished: the task logs ({logs}/grade-{state.array_job}_*.out) say why; run "
               "the same command again to grade them")
-    elif status == EXIT_REFUSED:
+    elif status == ExitStatus.REFUSED:
         print(f"every student is complete, but folders of the class folder were refused: the merge's log "
               f"({logs}/merge-{state.merge_job}.out) lists them and why")
     return status
@@ -284,8 +278,7 @@ def main(argv=None, manifest=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         out, submissions, build = args.out.resolve(), args.submissions.resolve(), args.build_dir.resolve()
-        default_policy = GRADING_DIR / "policy.toml"
-        policy_path = args.policy or (default_policy if default_policy.is_file() else None)
+        policy_path = args.policy or (DEFAULT_POLICY if DEFAULT_POLICY.is_file() else None)
         settings = SlurmSettings.resolve(Policy.load(policy_path).section("slurm"), args)
         if manifest is None:  # the tasks run with --no-build: the programs must be there now
             manifest = load_manifest(build)
@@ -306,18 +299,17 @@ def main(argv=None, manifest=None) -> int:
                                                                         secrets.randbits(62)),
                           date=datetime.datetime.now().isoformat(timespec="seconds"), unfinished=unfinished)
         command = shlex.split(args.grade_command) if args.grade_command else [sys.executable,
-                                                                              str(GRADING_DIR / "grade.py")]
-        selection = [f"--policy={policy_path.resolve()}"] if policy_path else []
-        selection += [f"--labs={args.labs}"] if args.labs else []
-        passed = selection + [f"--{flag.replace('_', '-')}" for flag in PASSED_FLAGS if getattr(args, flag)]
-        jobs = Jobs(command, submissions, build, out, settings, args.dry_run)
-        submit(jobs, state, plan_shards(roster, unfinished, settings.tasks), passed, selection)
+                                                                              str(GRADE_PY)]
+        grading = jobs.replace(jobs.from_args(args, build_dir=build, out=out, submissions=submissions),
+                               seed=state.seed, build=False)   # the tasks use the build as it is
+        plan = SlurmJobs(command, grading, settings, args.dry_run)
+        submit(plan, state, plan_shards(roster, unfinished, settings.tasks))
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return ExitStatus.USAGE
 
     print_summary(state, roster, out, args.dry_run)
-    return wait_for(state, out / "slurm" / "logs") if args.wait and not args.dry_run else EXIT_OK
+    return wait_for(state, out / "slurm" / "logs") if args.wait and not args.dry_run else ExitStatus.OK
 
 
 def check_idle(earlier: Submitted | None) -> None:
@@ -332,30 +324,35 @@ def check_idle(earlier: Submitted | None) -> None:
 
 
 @dataclass
-class Jobs:
-    """What both job scripts need."""
+class SlurmJobs:
+    """What both job scripts need: the command they run and the grading they run it on."""
     command: list[str]
-    submissions: Path
-    build: Path
-    out: Path
+    grading: jobs.GradingJob
     settings: SlurmSettings
     dry_run: bool
 
+    @property
+    def out(self) -> Path:
+        return Path(self.grading.out)
 
-def submit(jobs: Jobs, state: Submitted, shards: Shards, passed: list[str], selection: list[str]) -> None:
-    """Writes and submits the array (when a student is unfinished), then the merge after it; the
-    state file follows each submission, so a failed merge submission still leaves the array known."""
-    folder = jobs.out / "slurm"
+
+def submit(plan: SlurmJobs, state: Submitted, shards: Shards) -> None:
+    """Writes the jobs' GradingJob files, then writes and submits the array (when a student is
+    unfinished), then the merge after it; the state file follows each submission, so a failed merge
+    submission still leaves the array known."""
+    folder = plan.out / "slurm"
+    task_job = plan.grading.write(folder / JOB_FILE)
+    merge_job = jobs.replace(plan.grading, merge=True).write(folder / MERGE_JOB_FILE)
     state.shards, state.tasks = shards.count, shards.indices
-    save = (lambda: None) if jobs.dry_run else (lambda: reports.write_json(folder / STATE_FILE, asdict(state)))
+    save = (lambda: None) if plan.dry_run else (lambda: reports.write_json(folder / STATE_FILE, asdict(state)))
     grade = folder / "grade.sbatch"
     if shards.indices:
-        grade.write_text(task_script(jobs.command, jobs.submissions, jobs.build, jobs.out, shards, state.seed,
-                                     jobs.settings, passed), encoding="utf-8")
+        grade.write_text(task_script(plan.command, task_job, Path(plan.grading.submissions), plan.out, shards,
+                                     plan.settings), encoding="utf-8")
         try:
-            state.array_job = sbatch(grade, [], jobs.dry_run)
+            state.array_job = sbatch(grade, [], plan.dry_run)
         except GraderError as exc:
-            gpus = jobs.settings.gpus_per_task
+            gpus = plan.settings.gpus_per_task
             hint = (f" (it asks for {gpus} GPU(s) per task: choose a partition with GPUs, --partition, or "
                     "--gpus-per-task 0 with the cluster's own --sbatch-arg=--gres=...)" if gpus else "")
             raise GraderError(f"{exc}{hint}") from None
@@ -363,11 +360,11 @@ def submit(jobs: Jobs, state: Submitted, shards: Shards, passed: list[str], sele
     else:
         grade.unlink(missing_ok=True)  # not last time's array: nothing to grade now
     merge = folder / "merge.sbatch"
-    merge.write_text(merge_script(jobs.command, jobs.submissions, jobs.build, jobs.out, jobs.settings, selection),
+    merge.write_text(merge_script(plan.command, merge_job, plan.out, plan.settings),
                      encoding="utf-8")
     after = [f"--dependency=afterany:{state.array_job or '<array id>'}"] if shards.indices else []
     try:
-        state.merge_job = sbatch(merge, after, jobs.dry_run)
+        state.merge_job = sbatch(merge, after, plan.dry_run)
     except GraderError as exc:
         submitted = f"; the array {state.array_job} is submitted: run this command again once it ends" \
             if state.array_job else ""

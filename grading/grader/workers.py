@@ -1,12 +1,14 @@
-"""`--gpus`: every GPU of the host grades, one worker process per GPU, then one merge.
+"""The --gpus launcher: every GPU of the host grades, one worker process per GPU, then one merge.
 
-Each worker is this same grade.py with CUDA_VISIBLE_DEVICES naming its GPU, the run's seed (so every
-student faces the same inputs whichever GPU grades it) and its share of the cores: a slice of them as
-its CPU affinity (whole physical cores, consecutive), so that each keeps a timing core of its own that
-no other worker's students reach (cpu_share.py), and its share of the compile jobs. The
-workers share OUT: each takes the next student nobody has claimed (claims.py), so a GPU that gets
-slow students does not hold the others back. The parent relays the workers' student lines, prints
-the class's progress, and builds the class outputs once they are done (merge.py).
+Each worker is grade.py reading a GradingJob of its own (`grade.py --job FILE --events-fd N`): the
+run's job with its GPU set (the launcher sets CUDA_VISIBLE_DEVICES), the run's seed and id (so every
+student faces the same inputs whichever GPU grades it) and its share of the compiles. Its CPU
+affinity is a slice of the cores (whole physical cores, consecutive), so that each keeps a timing
+core of its own that no other worker's students reach (cpu_share.py). The workers share OUT: each
+takes the next student nobody has claimed (claims.py), so a GPU that gets slow students does not
+hold the others back. Each worker reports its progress as typed events on a pipe of its own
+(events.py); the parent renders them, counts the class's progress, and builds the class outputs
+once they are done (merge.py). Its other output is kept for the report of a worker that fails.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -21,16 +24,19 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import events as ev
+from . import job as jobs
+from . import signing
+from .class_end import merge_class
 from .cgroups import cpu_list
+from .contract import EVENTS_FD_OPTION, JOB_OPTION, ExitStatus
 from .cpu_plan import siblings
 from .manifest import GraderError
-from .progress import Progress
+from .policy import Policy
+from .paths import GRADE_PY
 
-GRADE_PY = Path(__file__).resolve().parent.parent / "grade.py"
 GPU_ID = re.compile(r"[0-9]{1,3}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9A-Za-z/-]{8,80}")
-STUDENT_LINE = re.compile(r"^\[student \d+/\d+\] (\S+)  (.*)$")
-LAB_VERDICT = re.compile(r"^lab (\S+)  ([A-Z_]+)\b")
-RELAYED = ("[student", "error", "warning", "WARNING", "note", "inputs:")
+KEPT_LINES = 20   # of a worker's own output, for the report when it fails
 
 
 def list_gpus(spec: str) -> list[str]:
@@ -79,63 +85,70 @@ def _on_cores(cores: set[int] | None):
 class Worker:
     gpu: str
     process: subprocess.Popen
-    lines: list[str] = field(default_factory=list)   # its last lines, for a failure report
+    lines: list[str] = field(default_factory=list)   # its last lines of output, for a failure report
 
 
-def _read(worker: Worker, lines: queue.Queue) -> None:
+def _read_events(worker: Worker, stream, inbox: queue.Queue) -> None:
+    for line in stream:
+        try:
+            inbox.put((worker, ev.decode(line)))
+        except ev.EventError as exc:   # a grader's own channel: a bad line is a grader bug, said once per line
+            inbox.put((worker, ev.Note(line=f"warning: a line on the worker's event channel is no event ({exc})")))
+    inbox.put((worker, None))
+
+
+def _keep_output(worker: Worker) -> None:
     for line in worker.process.stdout:
-        lines.put((worker, line.rstrip("\n")))
-    lines.put((worker, None))
+        worker.lines = (worker.lines + [line.rstrip("\n")])[-KEPT_LINES:]
 
 
-def run_workers(grade_args: list[str], gpus: list[str], total: int, jobs: int, log, run: str = "",
+def job_file(run_job: jobs.GradingJob, gpu: str) -> Path:
+    tag = re.sub(r"[^A-Za-z0-9-]", "-", gpu)[:80]
+    return Path(run_job.out) / "work" / ".jobs" / run_job.run / f"gpu-{tag}.json"
+
+
+def start(run_job: jobs.GradingJob, gpu: str, cores, command: list[str]) -> tuple[Worker, object]:
+    """One worker: its job file, its event pipe (read end returned), its process."""
+    path = jobs.replace(run_job, gpu=gpu).write(job_file(run_job, gpu))
+    read_end, write_end = os.pipe()
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONUNBUFFERED": "1"}
+    try:
+        process = subprocess.Popen([*command, JOB_OPTION, str(path), EVENTS_FD_OPTION, str(write_end)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                   stdin=subprocess.DEVNULL, errors="replace", pass_fds=(write_end,),
+                                   preexec_fn=_on_cores(cores))
+    finally:
+        os.close(write_end)
+    return Worker(gpu, process), os.fdopen(read_end, encoding="utf-8", errors="replace")
+
+
+def run_workers(run_job: jobs.GradingJob, gpus: list[str], console: ev.Console,
                 command: list[str] | None = None) -> list[tuple[str, int]]:
-    """Runs one worker per GPU over the class (`grade_args`: the command line without --gpus, with the
-    run's --seed; `run`: "@<run id>", shared by the workers); returns (gpu, exit status) of the workers
-    that failed. `command`: what a worker runs (default: this grade.py; tests: a simulated one)."""
-    progress = Progress(total)
-    verdicts: dict[str, list[str]] = {}
-    counted: set[str] = set()
-    lines: queue.Queue = queue.Queue()
+    """One worker per GPU over the class of `run_job` (its seed and run id set: shared by the
+    workers); returns (gpu, exit status) of the workers that failed. `command`: what a worker runs
+    (default: this grade.py; tests: a simulated one)."""
+    inbox: queue.Queue = queue.Queue()
     workers = []
     slices = core_slices(os.sched_getaffinity(0), len(gpus), siblings)
     for gpu, cores in zip(gpus, slices):
-        env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONUNBUFFERED": "1"}
-        argv = [*(command or [sys.executable, str(GRADE_PY)]), *grade_args, "--jobs", str(jobs),
-                "--worker", f"gpu{gpu}{run}"]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                                   stdin=subprocess.DEVNULL, errors="replace", preexec_fn=_on_cores(cores))
-        workers.append(Worker(gpu, process))
-        threading.Thread(target=_read, args=(workers[-1], lines), daemon=True).start()
+        worker, stream = start(run_job, gpu, cores, command or [sys.executable, str(GRADE_PY)])
+        workers.append(worker)
+        threading.Thread(target=_read_events, args=(worker, stream, inbox), daemon=True).start()
+        threading.Thread(target=_keep_output, args=(worker,), daemon=True).start()
     cores_text = ("cores " + " and ".join(cpu_list(cores) for cores in slices) if slices[0] is not None
                   else "every core each (too few to give each a slice)")
-    log(f"grading on {len(gpus)} GPU(s): {', '.join(gpus)}, one worker each, {jobs} compile job(s) per worker, "
-        f"{cores_text}")
+    console.log(f"grading on {len(gpus)} GPU(s): {', '.join(gpus)}, one worker each, {run_job.jobs} compile job(s) "
+                f"per worker, {cores_text}")
     try:
         running = len(workers)
         while running:
-            worker, line = lines.get()
-            if line is None:
+            worker, event = inbox.get()
+            if event is None:
                 running -= 1
-                continue
-            worker.lines = (worker.lines + [line])[-20:]
-            if line.startswith(RELAYED):
-                log(f"[gpu {worker.gpu}] {line}")
-            match = STUDENT_LINE.match(line)
-            if not match:
-                continue
-            name, rest = match.groups()
-            lab = LAB_VERDICT.match(rest)
-            if lab:
-                verdicts.setdefault(name, []).append(lab.group(2))
-            elif name not in counted and rest.startswith("total "):
-                counted.add(name)
-                log(progress.finished(name, verdicts.get(name, [])))
-            elif name not in counted and rest.startswith("already graded"):
-                counted.add(name)
-                progress.skipped()
+            else:
+                console(event, prefix=f"[gpu {worker.gpu}] ")
     except KeyboardInterrupt:
-        for worker in workers:   # they stop their runs and keep what is complete (cli._stop)
+        for worker in workers:   # they stop their runs and keep what is complete (cli: SIGTERM)
             if worker.process.poll() is None:
                 worker.process.send_signal(signal.SIGTERM)
         for worker in workers:
@@ -144,8 +157,29 @@ def run_workers(grade_args: list[str], gpus: list[str], total: int, jobs: int, l
     failed = []
     for worker in workers:
         status = worker.process.wait()
-        worker.process.stdout.close()
         if status != 0:
             failed.append((worker.gpu, status))
-            log(f"[gpu {worker.gpu}] worker exited with status {status}; its last lines:\n  " + "\n  ".join(worker.lines))
+            console.log(f"[gpu {worker.gpu}] worker exited with status {status}; its last lines:\n  "
+                        + "\n  ".join(worker.lines))
     return failed
+
+
+def on_gpus(spec: str, job: jobs.GradingJob, manifest, policy: Policy, chosen, console: ev.Console,
+            worker_command: list[str] | None) -> ExitStatus:
+    """One worker process per GPU over the chosen students (workers.py), then the class outputs."""
+    gpus = list_gpus(spec)
+    signing.load_key(Path(job.out))   # made once here, not raced for by the workers
+    # The same inputs on every GPU; one run id: with --force each redoes what an earlier run graded,
+    # not what a sibling just did.
+    seed = job.seed if job.seed is not None else secrets.randbits(62)
+    run_job = jobs.replace(job, seed=seed, run=job.run or secrets.token_hex(8), build=False,
+                           build_dir=str(manifest.binary_dir), jobs=max(1, (job.jobs or 1) // len(gpus)),
+                           students=[name for name, _ in chosen.students])
+    console(ev.ClassStarted(students=len(chosen.students)))
+    failed = run_workers(run_job, gpus, console, worker_command)
+    status = merge_class(Path(job.out), manifest, chosen.folder, manifest.select(job.labs), policy, plots=job.plots)
+    print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
+    if failed:
+        print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
+        return status if status not in (ExitStatus.OK, ExitStatus.REFUSED) else ExitStatus.FAILED
+    return status

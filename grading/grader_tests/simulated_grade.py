@@ -15,19 +15,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # grading/
 
-from grader import cli  # noqa: E402
+from grader import cli, job  # noqa: E402
+from grader.contract import JOB_OPTION  # noqa: E402
 from grader_tests.helpers import FakeToolchain, expected_class, fake_manifest  # noqa: E402
 
 
 def record_calls(toolchain: FakeToolchain, argv: list[str], folder: str) -> None:
     graded = sorted({call[1] for call in toolchain.calls if call[0] == "compile"})
+    merge = "--merge" in argv or (JOB_OPTION in argv and job.load(Path(argv[argv.index(JOB_OPTION) + 1])).merge)
     entry = {"argv": argv, "task": os.environ.get("SLURM_ARRAY_TASK_ID", ""), "job": os.environ.get("SLURM_JOB_ID", ""),
-             "graded": graded}
+             "graded": graded, "merge": merge}
     (Path(folder) / f"{entry['job'] or 'local'}-{os.getpid()}.json").write_text(json.dumps(entry), encoding="utf-8")
 
 
+def build_dir(argv: list[str]) -> str:
+    """The --build-dir of the command line, or of the job file a --gpus worker gets."""
+    if JOB_OPTION in argv:
+        return job.load(Path(argv[argv.index(JOB_OPTION) + 1])).build_dir
+    return argv[argv.index("--build-dir") + 1] if "--build-dir" in argv else "build"
+
+
 def main(argv: list[str]) -> int:
-    build = argv[argv.index("--build-dir") + 1] if "--build-dir" in argv else "build"
+    build = build_dir(argv)
     manifest = fake_manifest(Path(build))
     if "--slurm" in argv:
         from grader import slurm

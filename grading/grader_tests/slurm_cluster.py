@@ -148,7 +148,7 @@ def main() -> int:
         shard = [name for i, name in enumerate(roster) if i % TASKS == int(task)]
         check(graded == shard, f"task {task} graded its shard {shard} (it graded {graded})")
     check(sorted(s for graded in tasks.values() for s in graded) == roster, "every student graded once")
-    check(any("--merge" in entry["argv"] and not entry["task"] for entry in jobs), "the merge job ran")
+    check(any(entry["merge"] and not entry["task"] for entry in jobs), "the merge job ran")
     compare(single, sharded, roster, "sharded")
     print(f"   (submission to merged outputs: {time.monotonic() - started:.1f} s)")
 
@@ -178,7 +178,7 @@ def main() -> int:
     third = run(slurm, work / "calls-3")
     check(third.returncode == 0 and "only the merge" in third.stdout, "only the merge is submitted")
     entries = graded_by_job(work / "calls-3")
-    check(len(entries) == 1 and "--merge" in entries[0]["argv"] and not entries[0]["graded"],
+    check(len(entries) == 1 and entries[0]["merge"] and not entries[0]["graded"],
           "one job ran, the merge, and it graded nobody")
 
     if FAILURES:

@@ -14,6 +14,7 @@ import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from grader.contract import ExitStatus
 from grader_tests.helpers import FakeToolchain, fake_manifest, write_example_class
 from grader import cli
 from grader.class_folder import REFUSED_FILE, find_students, scan
@@ -143,7 +144,7 @@ class TestClassGrading(unittest.TestCase):
     def test_any_name_is_graded_under_its_real_name_everywhere(self):
         self.make(GRADED)
         status, output = self.run_cli()
-        self.assertEqual(status, cli.EXIT_OK, output)
+        self.assertEqual(status, ExitStatus.OK, output)
         for name in GRADED:
             record = json.loads(record_path(self.out, name).read_text(encoding="utf-8"))
             self.assertEqual((record["student"], record["labs"]["01_host_sum"]["verdict"]), (name, "PASSED"))
@@ -166,13 +167,13 @@ class TestClassGrading(unittest.TestCase):
         (self.class_dir / "copycat").symlink_to(self.class_dir / "alice")
         (self.class_dir / ".git").mkdir()
         status, output = self.run_cli()
-        self.assertEqual(status, cli.EXIT_REFUSED, output)
+        self.assertEqual(status, ExitStatus.REFUSED, output)
         self.assertNotIn("\x07", output)
         self.assertNotIn("\u202e", output)
         tail = output[output.rindex("not graded: 4 folder(s)"):]
         for shown_name in ('"bell\\x07"', '"rlo\\u202eexe"', '"copycat"', '".git"', '"bad\\xffutf8"'):
             self.assertIn(shown_name, tail)
-        self.assertIn(f"exit status {cli.EXIT_REFUSED}", tail)
+        self.assertIn(f"exit status {ExitStatus.REFUSED}", tail)
         listed = json.loads((self.out / REFUSED_FILE).read_text(encoding="utf-8"))
         self.assertEqual([(item["name"], item["refused"]) for item in listed],
                          [(".git", False), ("bad\\xffutf8", True), ("bell\\x07", True), ("copycat", True),
@@ -182,19 +183,19 @@ class TestClassGrading(unittest.TestCase):
         self.assertIn("rlo\\u202eexe", page)
         self.assertNotIn("\u202e", page)
         # --merge ends the same way; a shard leaves the status to the merge
-        self.assertEqual(self.run_cli("--merge")[0], cli.EXIT_REFUSED)
+        self.assertEqual(self.run_cli("--merge")[0], ExitStatus.REFUSED)
         status, output = self.run_cli("--shard", "0/1", "--force")
-        self.assertEqual(status, cli.EXIT_OK, output)
+        self.assertEqual(status, ExitStatus.OK, output)
         self.assertIn("not graded: 4 folder(s)", output)
 
     def test_an_unfinished_class_says_so_before_its_refused_folders(self):
         self.make(["alice", "bob", "bell\x07"])
-        self.assertEqual(self.run_cli("--shard", "0/2")[0], cli.EXIT_OK)
+        self.assertEqual(self.run_cli("--shard", "0/2")[0], ExitStatus.OK)
         status, output = self.run_cli("--merge")
-        self.assertEqual(status, cli.EXIT_UNFINISHED, output)
+        self.assertEqual(status, ExitStatus.UNFINISHED, output)
         self.assertIn('"bell\\x07"', output)
-        self.assertEqual(self.run_cli("--shard", "1/2")[0], cli.EXIT_OK)
-        self.assertEqual(self.run_cli("--merge")[0], cli.EXIT_REFUSED)
+        self.assertEqual(self.run_cli("--shard", "1/2")[0], ExitStatus.OK)
+        self.assertEqual(self.run_cli("--merge")[0], ExitStatus.REFUSED)
 
 
 if __name__ == "__main__":

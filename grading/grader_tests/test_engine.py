@@ -11,6 +11,7 @@ import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from grader.contract import ExitStatus
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
 from grader import benchmark, cli
 from grader.compile_view import DOC, RULE
@@ -569,7 +570,7 @@ class TestCommandLine(GradingCase):
         shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
         status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
                                       FakeToolchain({}, gpu=False))
-        self.assertEqual(status, cli.EXIT_INCOMPLETE, output)
+        self.assertEqual(status, ExitStatus.INCOMPLETE, output)
         self.assertIn("self-check incomplete", output)
 
     def test_students_whose_names_differ_only_in_odd_characters_never_share_a_file(self):

@@ -13,6 +13,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from grader.contract import ExitStatus
 from grader_tests.helpers import GRADING, expected_class, fake_manifest, FakeToolchain, write_example_class
 from grader import cli
 
@@ -70,16 +71,16 @@ class ShardingTest(unittest.TestCase):
 
     def test_shards_then_merge_equal_one_run(self):
         single, pieces = self.root / "single", self.root / "pieces"
-        self.assertEqual(self.run_cli(single)[0], cli.EXIT_OK)
+        self.assertEqual(self.run_cli(single)[0], ExitStatus.OK)
         status, text = self.run_cli(pieces, "--shard", "0/2")
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         status, text = self.run_cli(pieces, "--merge")
-        self.assertEqual(status, cli.EXIT_UNFINISHED, text)
+        self.assertEqual(status, ExitStatus.UNFINISHED, text)
         left = [name for i, name in enumerate(self.names) if i % 2 == 1]
         self.assertIn(", ".join(left), text)
-        self.assertEqual(self.run_cli(pieces, "--shard", "1/2")[0], cli.EXIT_OK)
+        self.assertEqual(self.run_cli(pieces, "--shard", "1/2")[0], ExitStatus.OK)
         status, text = self.run_cli(pieces, "--merge")
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         self.assert_same_outputs(single, pieces)
         # The class report of the pieces: every student a row and a page, as after one run.
         for out in (single, pieces):
@@ -90,37 +91,37 @@ class ShardingTest(unittest.TestCase):
     def test_a_shard_grades_only_its_students(self):
         out = self.root / "shard"
         status, text = self.run_cli(out, "--shard", "2/3")
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         graded = sorted(p.stem for p in (out / "students").glob("*.json"))
         self.assertEqual(graded, [name for i, name in enumerate(self.names) if i % 3 == 2])
 
     def test_bad_shards_are_usage_errors(self):
         for shard in ("2/2", "1", "-1/3", "a/b"):
-            self.assertEqual(self.run_cli(self.root / "bad", f"--shard={shard}")[0], cli.EXIT_USAGE, shard)
+            self.assertEqual(self.run_cli(self.root / "bad", f"--shard={shard}")[0], ExitStatus.USAGE, shard)
 
     def test_workers_on_two_gpus_grade_each_student_once_and_merge(self):
         single, workers = self.root / "single", self.root / "workers"
-        self.assertEqual(self.run_cli(single)[0], cli.EXIT_OK)
+        self.assertEqual(self.run_cli(single)[0], ExitStatus.OK)
         status, text = self.run_cli(workers, "--gpus", "0,1", workers=True)
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         self.assertEqual(sorted(totals(text)), self.names, text)
         self.assertIn("[gpu 0]", text)
         self.assertIn(f"[progress] {len(self.names)}/{len(self.names)} students", text)
         self.assert_same_outputs(single, workers)
         # --force: every student graded again, still once each, although both workers see every one.
         status, text = self.run_cli(workers, "--gpus", "0,1", "--force", workers=True)
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         self.assertEqual(sorted(totals(text)), self.names, text)
         # Resuming: a lost record is graded again, and only it.
         (workers / "students" / f"{self.names[0]}.json").unlink()
         status, text = self.run_cli(workers, "--gpus", "0,1", workers=True)
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         self.assertEqual(totals(text), [self.names[0]], text)
 
     def test_a_refused_folder_ends_a_gpus_grading_with_its_status_once_and_its_workers_with_0(self):
         (self.submissions / "copycat").symlink_to(self.submissions / self.names[0])
         status, text = self.run_cli(self.root / "refused", "--gpus", "0,1", workers=True)
-        self.assertEqual(status, cli.EXIT_REFUSED, text)   # a worker's 6 would be "1 worker(s) failed"
+        self.assertEqual(status, ExitStatus.REFUSED, text)   # a worker's 6 would be "1 worker(s) failed"
         self.assertNotIn("worker(s) failed", text)
         self.assertEqual(sorted(totals(text)), self.names, text)
         self.assertEqual(text.count('"copycat" refused: a symbolic link'), 1, text)   # the warning, by the parent
@@ -144,7 +145,7 @@ class ShardingTest(unittest.TestCase):
         for path in (no_device, nothing_listed, no_tool):
             with self.subTest(path=path), mock.patch.dict(os.environ, {"PATH": path}):
                 status, text = self.run_cli(self.root / "none", "--gpus", "all", workers=True)
-                self.assertEqual(status, cli.EXIT_USAGE, text)
+                self.assertEqual(status, ExitStatus.USAGE, text)
                 self.assertIn("--gpus all", text)
 
     def test_gpus_all_starts_one_worker_per_gpu_nvidia_smi_lists(self):
@@ -152,7 +153,7 @@ class ShardingTest(unittest.TestCase):
                                    "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-11111111-1111-1111-1111-111111111111)\n")
         with mock.patch.dict(os.environ, {"PATH": two + os.pathsep + os.environ.get("PATH", "")}):
             status, text = self.run_cli(self.root / "all", "--gpus", "all", workers=True)
-        self.assertEqual(status, cli.EXIT_OK, text)
+        self.assertEqual(status, ExitStatus.OK, text)
         self.assertIn("[gpu 0]", text)
         self.assertIn("[gpu 1]", text)
         self.assertEqual(sorted(totals(text)), self.names, text)

@@ -13,7 +13,8 @@ from pathlib import Path
 from unittest import mock
 
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
-from grader import slurm
+from grader import job, slurm
+from grader.contract import ExitStatus
 from grader.engine import Grader, Options
 from grader.manifest import GraderError
 from grader.policy import Policy
@@ -78,15 +79,13 @@ class TestSettings(unittest.TestCase):
 
 class TestScripts(unittest.TestCase):
     def script(self, **changes) -> str:
-        return slurm.task_script(["python3", "/repo/grading/grade.py"], Path("/class"), Path("/build"), Path("/out"),
-                                 slurm.Shards(6, [1, 4]), 77, settings(**changes), ["--labs=02,05", "--no-bench"])
+        return slurm.task_script(["python3", "/repo/grading/grade.py"], Path("/out/slurm/job.json"), Path("/class"),
+                                 Path("/out"), slurm.Shards(6, [1, 4]), settings(**changes))
 
-    def test_each_task_grades_its_shard_of_the_class_with_the_shared_seed(self):
+    def test_each_task_grades_its_shard_of_the_job(self):
         text = self.script()
         self.assertIn("#SBATCH --array=1,4\n", text)
-        self.assertIn('--shard "$SLURM_ARRAY_TASK_ID/6" --seed 77', text)
-        self.assertIn("/class --build-dir /build --out /out --no-build", text)
-        self.assertIn("--labs=02,05 --no-bench", text)
+        self.assertIn('/grade.py --job /out/slurm/job.json --shard "$SLURM_ARRAY_TASK_ID/6" --jobs "$(nproc)"', text)
         self.assertIn("#SBATCH --output=/out/slurm/logs/grade-%A_%a.out", text)
 
     def test_gpus_are_requested_only_when_asked(self):
@@ -96,23 +95,23 @@ class TestScripts(unittest.TestCase):
 
     def test_partition_account_and_extra_options_reach_both_jobs(self):
         chosen = settings(partition="h200", account="cs101", sbatch_arg=["--qos=short"])
-        merge = slurm.merge_script(["grade"], Path("/class"), Path("/build"), Path("/out"), chosen, [])
+        merge = slurm.merge_script(["grade"], Path("/out/slurm/merge-job.json"), Path("/out"), chosen)
         for text in (self.script(partition="h200", account="cs101", sbatch_arg=["--qos=short"]), merge):
             for line in ("#SBATCH --partition=h200", "#SBATCH --account=cs101", "#SBATCH --qos=short"):
                 self.assertIn(line + "\n", text)
-        self.assertIn("--no-build --merge", merge)
+        self.assertIn("grade --job /out/slurm/merge-job.json\n", merge)
         self.assertIn("#SBATCH --time=00:30:00", merge)
         self.assertNotIn("gpus", merge)
 
     def test_the_scripts_are_valid_bash(self):
-        for text in (self.script(), slurm.merge_script(["grade"], Path("/c"), Path("/b"), Path("/o"), settings(), [])):
+        for text in (self.script(), slurm.merge_script(["grade"], Path("/o/slurm/merge-job.json"), Path("/o"), settings())):
             checked = subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True)
             self.assertEqual(checked.returncode, 0, checked.stderr)
 
     def test_paths_slurm_would_misread_are_refused(self):
         for bad in ("/my class", "/out%j"):
             with self.subTest(path=bad), self.assertRaises(GraderError):
-                slurm.merge_script(["grade"], Path(bad), Path("/b"), Path("/o"), settings(), [])
+                slurm.merge_script(["grade"], Path(bad) / "merge-job.json", Path(bad), settings())
 
 
 class TestWait(unittest.TestCase):
@@ -120,8 +119,8 @@ class TestWait(unittest.TestCase):
         with tempfile.TemporaryDirectory() as folder:
             logs = Path(folder)
             state = slurm.Submitted(seed=1, array_job="10", merge_job="11")
-            for status, words in ((0, ""), (slurm.EXIT_UNFINISHED, "some students are unfinished"),
-                                  (slurm.EXIT_REFUSED, "folders of the class folder were refused")):
+            for status, words in ((0, ""), (ExitStatus.UNFINISHED, "some students are unfinished"),
+                                  (ExitStatus.REFUSED, "folders of the class folder were refused")):
                 (logs / "merge-11.status").write_text(f"{status}\n", encoding="ascii")
                 buffer = io.StringIO()
                 with mock.patch.object(slurm, "queued", return_value=set()), contextlib.redirect_stdout(buffer):
@@ -158,7 +157,10 @@ class TestDryRun(unittest.TestCase):
         self.assertIn("6 to grade", output)
         text = (self.out / "slurm" / "grade.sbatch").read_text(encoding="utf-8")
         self.assertIn("#SBATCH --array=0,1,2\n", text)
-        self.assertIn("--merge", (self.out / "slurm" / "merge.sbatch").read_text(encoding="utf-8"))
+        self.assertIn("merge-job.json", (self.out / "slurm" / "merge.sbatch").read_text(encoding="utf-8"))
+        task, merge = (job.load(self.out / "slurm" / name) for name in (slurm.JOB_FILE, slurm.MERGE_JOB_FILE))
+        self.assertEqual((task.seed, task.merge, task.build, merge.merge), (5, False, False, True))
+        self.assertEqual((task.submissions, task.out), (str(SUBMISSIONS.resolve()), str(self.out.resolve())))
         self.assertIn("--dependency=afterany:", output)
         self.assertTrue((self.out / ".grader-key").is_file(), "the key is made before any task runs")
 
@@ -195,7 +197,7 @@ class TestDryRun(unittest.TestCase):
         (self.out / "slurm").mkdir(parents=True)
         (self.out / "slurm" / slurm.STATE_FILE).write_text(json.dumps({"seed": 31337}), encoding="utf-8")
         self.dry_run()
-        self.assertIn("--seed 31337", (self.out / "slurm" / "grade.sbatch").read_text(encoding="utf-8"))
+        self.assertEqual(job.load(self.out / "slurm" / slurm.JOB_FILE).seed, 31337)
 
     def test_without_sbatch_it_says_where_to_run_it(self):
         with mock.patch.dict(os.environ, {"PATH": self.tmp.name}):
