@@ -28,14 +28,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib.util
-import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 GRADING = Path(__file__).resolve().parent
@@ -44,14 +42,13 @@ sys.path.insert(0, str(GRADING))
 
 from grader import job as jobs  # noqa: E402
 from grader.contract import JOB_OPTION  # noqa: E402
+from grader.record_store import observed  # noqa: E402
 from grader.records import StudentRecord  # noqa: E402
+from throughput_summary import Mismatch, Run, Summary, judge, report, write_summary  # noqa: E402
 from grader.student_paths import record_path, student_file_name  # noqa: E402
 
 GRADE = GRADING / "grade.py"
 MARKER = ".bench-throughput"          # OUT holds a benchmark this script wrote (it may be emptied)
-TARGET_SECONDS_PER_STUDENT = 8.0      # one H200, averaged over the class
-TARGET_SPEEDUP_TWO_GPUS = 1.8
-TARGET_RATIO_DEVIATION = 0.03         # |ratio - solo ratio| / solo ratio, every lab
 
 
 def _script(name: str):
@@ -64,68 +61,13 @@ def _script(name: str):
     return sys.modules[name]
 
 
-@dataclass
-class Run:
-    name: str                # "one-gpu", "multi", "solo"
-    out: str
-    students: list[str]
-    command: list[str]
-    wall_s: float = 0.0
-    returncode: int | None = None
-
-
-@dataclass
-class Mismatch:
-    run: str
-    student: str
-    what: str
-
-
-@dataclass
-class Target:
-    name: str
-    status: str              # PASS, FAIL or "not measured (...)"
-    value: str = ""
-
-
-@dataclass
-class Summary:
-    date: str
-    host: str
-    gpus: list[str]
-    gpu_name: str
-    class_seed: int
-    input_seed: int
-    students: int
-    labs: list[str]
-    sanitizer: bool
-    runs: list[Run] = field(default_factory=list)
-    seconds_per_student: dict[str, float] = field(default_factory=dict)
-    speedup: float | None = None
-    expected_mismatches: list[Mismatch] = field(default_factory=list)
-    solo_mismatches: list[Mismatch] = field(default_factory=list)
-    performance_differences: list[Mismatch] = field(default_factory=list)
-    ratio_deviation: dict[str, float] = field(default_factory=dict)
-    targets: list[Target] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
 # ---------------------------------------------------------------------------------------------
 # Comparing gradings
 
 
 def load_records(out: Path) -> dict[str, StudentRecord]:
-    """The complete records of a grading folder (the grader's own format)."""
-    records = {}
-    for path in sorted((Path(out) / "students").glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and data.get("complete"):
-            record = StudentRecord.from_json(data)
-            records[record.student] = record
-    return records
+    """The complete records of a grading folder, as an observer reads them (record_store.observed)."""
+    return observed(out)
 
 
 def expected_mismatches(run: str, expected: dict, out: Path, names: list[str], labs: list[str],
@@ -232,71 +174,6 @@ def fresh(out: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The summary
-
-
-def judge(summary: Summary, runs: dict[str, Run], no_gpu: bool, multi_gpus: int) -> list[Target]:
-    targets = [Target("every verdict and point as expected_verdicts.json says",
-                      "FAIL" if summary.expected_mismatches else "PASS", f"{len(summary.expected_mismatches)} mismatches"),
-               Target("same verdicts and correctness points as the students graded alone",
-                      "FAIL" if summary.solo_mismatches else "PASS", f"{len(summary.solo_mismatches)} mismatches")]
-    why = "not measured (no GPU: every GPU lab NOT_RUN)" if no_gpu else ""
-    per_student = summary.seconds_per_student.get("one-gpu")
-    targets.append(Target(f"one GPU: at most {TARGET_SECONDS_PER_STUDENT:g} s per full student (issue: one H200)",
-                          why or ("PASS" if per_student <= TARGET_SECONDS_PER_STUDENT else "FAIL"),
-                          f"{per_student:.2f} s per student on {summary.gpu_name}"))
-    if "multi" not in runs or summary.speedup is None:
-        status = why or "not measured (one GPU on this host)"
-    elif multi_gpus != 2:
-        status = f"not measured (the target is for two GPUs; {multi_gpus} ran: use --multi 0,1)"
-    else:
-        status = "PASS" if summary.speedup >= TARGET_SPEEDUP_TWO_GPUS else "FAIL"
-    targets.append(Target(f"two GPUs: at least {TARGET_SPEEDUP_TWO_GPUS:g}x the one-GPU throughput", status,
-                          f"{summary.speedup:.2f}x" if summary.speedup else ""))
-    worst = max(summary.ratio_deviation.values(), default=None)
-    targets.append(Target(f"every ratio within {TARGET_RATIO_DEVIATION:.0%} of the solo run's",
-                          why or ("not measured (no ratio in the solo runs)" if worst is None else
-                                  "PASS" if worst <= TARGET_RATIO_DEVIATION else "FAIL"),
-                          "" if worst is None else f"largest {worst:.1%}"))
-    return targets
-
-
-def report(summary: Summary) -> list[str]:
-    """The table, as plain text lines (the markdown summary is the same lines in a code block)."""
-    lines = [f"grading throughput: {summary.students} synthetic students (class seed {summary.class_seed}, input seed "
-             f"{summary.input_seed}), labs {', '.join(lab[:2] for lab in summary.labs)}, "
-             f"sanitizer {'on' if summary.sanitizer else 'off'}",
-             f"machine: {summary.host}; GPUs: {', '.join(summary.gpus) or 'none'}; {summary.date}", "",
-             f"{'run':<16}{'students':>9}{'wall s':>10}{'s/student':>11}{'exit':>6}"]
-    for run in summary.runs:
-        label = run.name if run.name != "solo" else f"solo {run.students[0]}"
-        lines.append(f"{label:<16}{len(run.students):>9}{run.wall_s:>10.1f}{run.wall_s / len(run.students):>11.2f}"
-                     f"{run.returncode:>6}")
-    if summary.speedup is not None:
-        lines.append(f"\nspeedup of multi over one-gpu: {summary.speedup:.2f}x")
-    lines.append(f"\nmismatches against expected_verdicts.json: {len(summary.expected_mismatches)}; against the solo "
-                 f"runs: {len(summary.solo_mismatches)} (performance points that differ: "
-                 f"{len(summary.performance_differences)})")
-    for mismatch in (summary.expected_mismatches + summary.solo_mismatches + summary.performance_differences)[:40]:
-        lines.append(f"  {mismatch.run} {mismatch.student}: {mismatch.what}")
-    if summary.ratio_deviation:
-        lines.append("max |ratio - solo ratio| / solo ratio per lab: " +
-                     ", ".join(f"{lab[:2]} {value:.1%}" for lab, value in sorted(summary.ratio_deviation.items())))
-    lines.append("")
-    lines += [f"{target.status.split(' ')[0] if target.status in ('PASS', 'FAIL') else 'TARGET'} "
-              f"{target.name}: {target.status if target.status not in ('PASS', 'FAIL') else target.value}"
-              .rstrip(": ") for target in summary.targets]
-    lines += [f"note: {note}" for note in summary.notes]
-    return lines
-
-
-def write_summary(out: Path, summary: Summary) -> None:
-    (out / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n", encoding="utf-8")
-    (out / "summary.md").write_text("# Grading throughput benchmark\n\n```\n" + "\n".join(report(summary)) +
-                                    "\n```\n", encoding="utf-8")
-
-
-# ---------------------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -366,18 +243,35 @@ def main(argv: list[str] | None = None) -> int:
         solo.append(run_grade(Run("solo", job.out, [name], command), log, pinned))
     summary.runs = list(runs.values()) + solo
 
+    def merged(run: Run) -> int:   # grade.py on the run's job with merge set: its class outputs from the records
+        job = jobs.replace(base, out=run.out, merge=True)
+        command = grade_command(python, job, job_folder, f"merge-{run.name}")
+        return subprocess.run(command, capture_output=True, text=True).returncode
+
+    compare(summary, runs, solo, expected, labs, no_gpu, merged)
+    figures(summary, runs, solo, gpus, args.multi)
+
+    print()
+    print("\n".join(report(summary)))
+    write_summary(out, summary)
+    print(f"\nsummary: {out / 'summary.json'}, {out / 'summary.md'}")
+    return 1 if summary.expected_mismatches or summary.solo_mismatches else 0
+
+
+def compare(summary: Summary, runs: dict[str, Run], solo: list[Run], expected: dict, labs: list[str], no_gpu: bool,
+            merged) -> None:
+    """Each run against expected_verdicts.json, its merge (`merged(run)`: the exit status), and each
+    class run against the solo runs."""
     for run in summary.runs:
         if run.returncode != 0:
             summary.expected_mismatches.append(Mismatch(run.name, ",".join(run.students)[:60],
                                                         f"grade.py exit status {run.returncode}"))
         summary.expected_mismatches += expected_mismatches(run.name, expected, Path(run.out), run.students, labs, no_gpu)
     for run in runs.values():
-        merge = jobs.replace(base, out=run.out, merge=True)
-        merged = subprocess.run(grade_command(python, merge, job_folder, f"merge-{run.name}"),
-                                capture_output=True, text=True)
-        if merged.returncode != 0:
+        status = merged(run)
+        if status != 0:
             summary.expected_mismatches.append(Mismatch(run.name, "", f"grade.py --merge: exit status "
-                                                        f"{merged.returncode} (unfinished students)"))
+                                                        f"{status} (unfinished students)"))
     alone = {}
     for run in solo:
         alone.update(load_records(Path(run.out)))
@@ -387,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         summary.performance_differences += performance
         for lab, value in deviation.items():
             summary.ratio_deviation[lab] = max(value, summary.ratio_deviation.get(lab, 0.0))
+
+
+def figures(summary: Summary, runs: dict[str, Run], solo: list[Run], gpus: list[str], multi: str) -> None:
+    """Seconds per student, the speedup on several GPUs, and the targets judged from them."""
     for run in summary.runs:
         if run.name != "solo":
             summary.seconds_per_student[run.name] = round(run.wall_s / len(run.students), 3)
@@ -396,14 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         summary.speedup = round(runs["one-gpu"].wall_s / runs["multi"].wall_s, 3)
     named = [record.gpu_name for record in load_records(Path(runs["one-gpu"].out)).values() if record.gpu_name]
     summary.gpu_name = named[0] if named else (gpus[0].split(": ", 1)[-1] if gpus else "no GPU")
-    multi_gpus = len(gpus) if args.multi == "all" else len(args.multi.split(","))
-    summary.targets = judge(summary, runs, no_gpu, multi_gpus)
-
-    print()
-    print("\n".join(report(summary)))
-    write_summary(out, summary)
-    print(f"\nsummary: {out / 'summary.json'}, {out / 'summary.md'}")
-    return 1 if summary.expected_mismatches or summary.solo_mismatches else 0
+    multi_gpus = len(gpus) if multi == "all" else len(multi.split(","))
+    summary.targets = judge(summary, runs, not gpus, multi_gpus)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .manifest import GraderError
-from .reports import write_json
+from .atomic_files import write_json
 from .student_names import RESERVED_NAMES, name_problem, shown  # noqa: F401  (RESERVED_NAMES: one definition)
 
 REFUSED_FILE = "refused-folders.json"

@@ -27,6 +27,7 @@ JOB_FORMAT: str = _CONTRACT["grading_job"]["format"]
 JOB_VERSION: int = _CONTRACT["grading_job"]["version"]
 JOB_OPTION: str = _CONTRACT["grading_job"]["option"]
 EVENTS_VERSION: int = _CONTRACT["events"]["version"]
+RECORD_VERSION: int = _CONTRACT["student_record"]["version"]
 EVENTS_FD_OPTION: str = _CONTRACT["events"]["fd_option"]
 
 ExitStatus = IntEnum("ExitStatus", {name.upper(): code for name, code in _CONTRACT["grade_exit"].items()

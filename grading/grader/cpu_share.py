@@ -35,12 +35,13 @@ while one run timed out (held()): such a run is run again alone (engine.py).
 
 Where cgroups cannot be used (not root, no writable tree with the cpu controller, a controller
 that cannot be enabled), the grader says why in its `inputs:` line and goes on as before.
+
+This file decides the groups; cpu_subtree.py writes their folders and files, v1's or v2's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import itertools
 import os
@@ -51,8 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cgroups
-from .cgroups import PERIOD_US, ROOT_NAME, CgroupError, Fs, Trees
+from .cgroups import ROOT_NAME, CgroupError, Fs, Trees
 from .cpu_plan import Plan, siblings
+from .cpu_subtree import Group, SubtreeFiles
 from .process import timing_core
 
 TIMING = object()     # the timing runs' group (preexec's `who`): no student name can be it
@@ -62,20 +64,13 @@ SUBTREE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
-class Group:
-    name: str
-    folders: tuple[Path, ...]   # one per tree
-    usage: Path | None          # where its CPU time is read
-
-
-@dataclass(frozen=True)
 class PairedGroup:
     """Where a paired run's student worker goes (the timekeeper moves it there before it execs)."""
     folders: tuple[Path, ...]   # one per tree, the freezer's included
     freeze: Path                # the folder the timekeeper freezes: v2's cgroup.freeze, v1's freezer.state
 
 
-class CpuShare:
+class CpuShare(SubtreeFiles):
     def __init__(self, trees: Trees | None, why_not: str = "", fs: Fs | None = None, cores=None,
                  name: str | None = None) -> None:
         self.trees, self.why_not, self.fs = trees, why_not, fs or Fs()
@@ -167,93 +162,6 @@ class CpuShare:
                 allowed = cgroups.parse_cpu_list(self.fs.read(self.trees.cpuset / name))
                 cores = cores & allowed or cores
         return cores
-
-    def _folders(self, *parts: str) -> tuple[Path, ...]:
-        return tuple(tree.joinpath(ROOT_NAME, *parts) for tree in self.trees.all())
-
-    def _make_subtree(self, cores: set[int]) -> None:
-        """The shared folder and this grader's, with controllers for their children (v2), the weight of
-        the cores they stand for beside the machine's other processes, and (v1) their cpusets."""
-        trees, fs = self.trees, self.fs
-        machine = os.cpu_count() or len(cores)
-        if trees.version == 2:   # each level's controllers come from its parent's subtree_control
-            levels = [trees.mount]
-            for part in trees.cpu.relative_to(trees.mount).parts:
-                levels.append(levels[-1] / part)
-            for folder in levels:
-                self._enable(folder)
-        for level, width in (((), machine), ((self.name,), len(cores))):
-            for folder in self._folders(*level):
-                cgroups.make(fs, folder)
-            cpu = trees.cpu.joinpath(ROOT_NAME, *level)
-            if trees.version == 2:
-                if level:
-                    self._enable(cpu.parent)
-                cgroups.write(fs, cpu / "cpu.weight", str(min(cgroups.V2_WEIGHT_MAX, cgroups.V2_WEIGHT * width)))
-            else:
-                cgroups.write(fs, cpu / "cpu.shares", str(min(cgroups.V1_SHARES_MAX, cgroups.V1_SHARES * width)))
-                if trees.cpuset is not None:   # v1 trees do not change on the way
-                    folder = trees.cpuset.joinpath(ROOT_NAME, *level)
-                    parent_cpus = fs.read(folder.parent / "cpuset.cpus").strip()
-                    wanted = parent_cpus if not level else cgroups.cpu_list(cores)
-                    self._v1_cpuset(folder, wanted)
-        if trees.version == 2:
-            mine = trees.cpu / ROOT_NAME / self.name
-            self._enable(mine)
-            if self.trees.cpuset is not None:
-                cgroups.write(fs, mine / "cpuset.cpus", cgroups.cpu_list(cores))
-
-    def _enable(self, folder: Path) -> None:
-        """v2: the cpu controller, and cpuset where there is one, for the children of `folder` (a
-        cgroup that holds no process, or the root). Without cpuset no core is kept (describe() says)."""
-        try:
-            enabled = self.fs.read(folder / "cgroup.subtree_control").split()
-        except OSError:
-            enabled = []
-        if "cpu" not in enabled:
-            cgroups.write(self.fs, folder / "cgroup.subtree_control", "+cpu")
-        if self.trees.cpuset is None or "cpuset" in enabled:
-            return
-        try:
-            cgroups.write(self.fs, folder / "cgroup.subtree_control", "+cpuset")
-        except CgroupError:
-            self.trees = dataclasses.replace(self.trees, cpuset=None)
-            self.plan = Plan.of(self.plan.cores, self._wanted[0], False)
-
-    def _v1_cpuset(self, folder: Path, cpus: str) -> None:
-        """v1: a cpuset takes no process before its cores and memory nodes are set (the parent's nodes)."""
-        cgroups.write(self.fs, folder / "cpuset.cpus", cpus)
-        cgroups.write(self.fs, folder / "cpuset.mems", self.fs.read(folder.parent / "cpuset.mems").strip())
-
-    def _make(self, name: str, cores, quota: float | None) -> Group:
-        """A leaf of this grader's subtree: its quota (None: none), the default weight, its cpuset."""
-        folders = self._folders(self.name, name)
-        try:
-            return self._fill(name, folders, cores, quota)
-        except CgroupError:
-            for folder in folders:
-                cgroups.remove(self.fs, folder)
-            raise
-
-    def _fill(self, name: str, folders: tuple[Path, ...], cores, quota: float | None) -> Group:
-        trees, fs = self.trees, self.fs
-        for folder in folders:
-            cgroups.make(fs, folder)
-        cpu = trees.cpu / ROOT_NAME / self.name / name
-        if trees.version == 2:
-            cgroups.write(fs, cpu / "cpu.weight", str(cgroups.V2_WEIGHT))
-        else:
-            cgroups.write(fs, cpu / "cpu.cfs_period_us", str(PERIOD_US))
-            cgroups.write(fs, cpu / "cpu.shares", str(cgroups.V1_SHARES))
-        self._set_quota(name, quota)
-        if trees.cpuset is not None:
-            folder = trees.cpuset / ROOT_NAME / self.name / name
-            if trees.version == 2:
-                cgroups.write(fs, folder / "cpuset.cpus", cgroups.cpu_list(cores))
-            else:
-                self._v1_cpuset(folder, cgroups.cpu_list(cores))
-        usage = trees.usage / ROOT_NAME / self.name / name if trees.usage is not None else None
-        return Group(name, folders, usage)
 
     def _make_paired(self, cores) -> PairedGroup | None:
         """The paired group, where the trees have a freezer; else None and why (paired_why_not)."""
@@ -350,13 +258,6 @@ class CpuShare:
             with contextlib.suppress(CgroupError):
                 self._set_quota(group.name, self.plan.quota)
 
-    def _set_quota(self, name: str, quota: float | None) -> None:
-        cpu = self.trees.cpu / ROOT_NAME / self.name / name
-        if self.trees.version == 2:
-            value = "max" if quota is None else str(round(quota * PERIOD_US))
-            cgroups.write(self.fs, cpu / "cpu.max", f"{value} {PERIOD_US}")
-        else:
-            cgroups.write(self.fs, cpu / "cpu.cfs_quota_us", "-1" if quota is None else str(round(quota * PERIOD_US)))
 
     def rescue(self, pid: int) -> str:
         """Moves `pid`, a killed run's process that its share starves (ending.py), into the grader's own

@@ -12,6 +12,7 @@ from pathlib import Path
 from . import reports, signing
 from .class_outputs import finish
 from .manifest import Lab
+from .record_store import RecordStore
 from .records import StudentRecord
 
 
@@ -25,7 +26,7 @@ class MergeResult:
 def merge(out: Path, labs: list[Lab], roster: list[str], plots: bool = True, leaderboard: bool = False) -> MergeResult:
     out = Path(out)
     key = signing.load_key(out)
-    complete = reports.load_records(out, roster, key)
+    complete = RecordStore(out, key).complete(roster)
     result = MergeResult()
     result.records = reports.write_class_outputs(out, labs, roster, key, reports.class_sandbox(complete), leaderboard)
     done = {record.student for record in result.records}

@@ -218,42 +218,14 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
     report = _Report(channel, start)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                                       start_new_session=True, preexec_fn=preexec,
-                                       pass_fds=(*pass_fds, *(channel.pass_fds() if channel else ())))
+            process = _start_in_new_session(command, out, err, env, cwd, preexec, pass_fds, channel)
         except (OSError, subprocess.SubprocessError) as exc:   # the latter: `preexec` failed (a cgroup, a core)
             return ProcessResult(127, "", f"cannot start {command[0]}: {exc}", False, 0.0, list(command), timeout)
-        finally:
-            if channel:
-                channel.started()
         with _LIVE_LOCK:
             _LIVE.add(process.pid)
-        timed_out = stalled = False
-        size, changed = 0, start
         try:
-            while process.poll() is None:
-                now = time.monotonic()
-                if timeout is not None and now - start > timeout:
-                    timed_out = True
-                    break
-                if channel:
-                    grown = report.size
-                else:
-                    grown = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
-                if grown != size:
-                    size, changed = grown, now
-                elif stall_s is not None and now - changed > stall_s:
-                    stalled = True
-                    break
-                if report.flood:
-                    break
-                if report.open:
-                    report.read(POLL_S)   # returns at once when a line (or the end of the channel) comes
-                else:
-                    try:
-                        process.wait(timeout=POLL_S)  # returns at once when the run ends
-                    except subprocess.TimeoutExpired:
-                        pass
+            timed_out, stalled = _watch_until_limit(process, start, timeout, stall_s, report, channel is not None,
+                                                    out, err)
         except BaseException:  # Ctrl-C: leave nothing running behind
             _kill_group(process.pid)
             wait_killed(process, _kill_group, ending)
@@ -263,13 +235,62 @@ def run_process(command: list[str], timeout: float | None, env: dict[str, str] |
             unended = wait_killed(process, _kill_group, ending)
             with _LIVE_LOCK:
                 _LIVE.discard(process.pid)
-        drained = time.monotonic() + DRAIN_S
-        while report.open and time.monotonic() < drained:   # what it wrote before it ended
-            report.read(max(0.0, drained - time.monotonic()))
-        report.close()
+        _drain_report(report)
         flood = report.flood or (output_limit is not None and max(os.fstat(out.fileno()).st_size,
                                                                    os.fstat(err.fileno()).st_size) >= output_limit)
         return ProcessResult(process.returncode, _read_limited(out), _read_limited(err), timed_out,
                              time.monotonic() - start, list(command), timeout, stalled, flood,
                              report=report.transcript.decode("utf-8", errors="replace") if channel else "",
                              token=channel.token if channel else "", unended=unended)
+
+
+def _start_in_new_session(command: list[str], out, err, env: dict[str, str] | None, cwd: str | os.PathLike | None,
+                          preexec, pass_fds: tuple[int, ...], channel: Channel | None) -> subprocess.Popen:
+    """`command` started in a session (and process group) of its own, its output to `out` and `err`.
+    The grader's copies of the channel's child ends are closed whether or not it started: the run
+    holds its own, and the channel reaches end of file only when no writer is left."""
+    try:
+        return subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                                start_new_session=True, preexec_fn=preexec,
+                                pass_fds=(*pass_fds, *(channel.pass_fds() if channel else ())))
+    finally:
+        if channel:
+            channel.started()
+
+
+def _watch_until_limit(process: subprocess.Popen, start: float, timeout: float | None, stall_s: float | None,
+                       report: _Report, by_report: bool, out, err) -> tuple[bool, bool]:
+    """Reads the report while the run goes on, until it ends, passes `timeout`, makes no progress
+    for `stall_s` (`by_report`: a new report line, else any output) or floods its channel.
+    Returns (timed out, stalled); the caller kills the group either way."""
+    size, changed = 0, start
+    while process.poll() is None:
+        now = time.monotonic()
+        if timeout is not None and now - start > timeout:
+            return True, False
+        if by_report:
+            grown = report.size
+        else:
+            grown = os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size
+        if grown != size:
+            size, changed = grown, now
+        elif stall_s is not None and now - changed > stall_s:
+            return False, True
+        if report.flood:
+            break
+        if report.open:
+            report.read(POLL_S)   # returns at once when a line (or the end of the channel) comes
+        else:
+            try:
+                process.wait(timeout=POLL_S)  # returns at once when the run ends
+            except subprocess.TimeoutExpired:
+                pass
+    return False, False
+
+
+def _drain_report(report: _Report) -> None:
+    """What the run wrote before it ended, for up to DRAIN_S (a child it left may hold the channel open)."""
+    drained = time.monotonic() + DRAIN_S
+    while report.open and time.monotonic() < drained:
+        report.read(max(0.0, drained - time.monotonic()))
+    report.close()

@@ -240,28 +240,13 @@ def student_grading_cmake(text: str) -> str:
 
 def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, repo: Path = REPO,
                  force: bool = False, log=print) -> list[str]:
+    """The student distribution of `repo` in `out` (the module's docstring says what it holds), with
+    the reference modules of `build_dir` unless not `with_modules`. Returns its files; `log` gets
+    notes and warnings."""
     repo, out = Path(repo), Path(out)
-    if out.exists():
-        if not force and any(out.iterdir()):
-            raise GraderError(f"{out}: exists and is not empty (use --force to replace it)")
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    # labs/ from git, not from the working tree: an instructor's solved or half-edited lab must
-    # not become the students' skeleton (nor the pristine copy --self grades against).
-    labs = committed_tree(repo, "labs")
-    modified = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "labs"],
-                              capture_output=True, text=True).stdout.strip()
-    if modified:
-        log("note: labs/ has uncommitted changes; the release takes the committed skeletons (HEAD)")
-    for name, content in labs.items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_bytes(content)
-
-    def ignore(directory, names):
-        relative = Path(directory).relative_to(repo).as_posix()
-        excluded = RELEASE_EXCLUDE + TOP_LEVEL_EXCLUDE + INSTRUCTOR_DOCS
-        return {name for name in names if name in SKIP_NAMES or f"{relative}/{name}" in excluded}
-
+    _make_empty_folder(out, force)
+    labs = _write_committed_labs(repo, out, log)
+    ignore = _ignore_instructor_only(repo)
     for name in TOP_LEVEL:
         source = repo / name
         if source.is_dir():
@@ -270,7 +255,58 @@ def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, r
             shutil.copy2(source, out / name)
     readme = (repo / STUDENT_README).read_text(encoding="utf-8")
     (out / "README.md").write_text(rebase_links(readme, str(Path(STUDENT_README).parent), ""), encoding="utf-8")
-    grading = out / "grading"
+    _write_student_grading(repo, out / "grading", labs, ignore, log)
+    presets = json.loads((repo / "CMakePresets.json").read_text(encoding="utf-8"))
+    (out / "CMakePresets.json").write_text(json.dumps(student_presets(presets), indent=2) + "\n", encoding="utf-8")
+    (out / ".gitignore").write_text("build/\n", encoding="utf-8")
+
+    for line in re.findall(r"add_subdirectory\(\s*([\w/]+)", (repo / "CMakeLists.txt").read_text(encoding="utf-8")):
+        if not (out / line).is_dir():
+            log(f"warning: CMakeLists.txt adds '{line}', which the release does not have")
+
+    if with_modules:
+        _copy_reference_modules(build_dir, out / "reference")
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    log(f"{out}: {len(files)} files")
+    return files
+
+
+def _make_empty_folder(out: Path, force: bool) -> None:
+    """`out`, made empty: an existing folder with files in it is replaced only with `force`."""
+    if out.exists():
+        if not force and any(out.iterdir()):
+            raise GraderError(f"{out}: exists and is not empty (use --force to replace it)")
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+
+def _write_committed_labs(repo: Path, out: Path, log) -> dict[str, bytes]:
+    """labs/ written into `out` from git, not from the working tree: an instructor's solved or
+    half-edited lab must not become the students' skeleton (nor the pristine copy --self grades
+    against). Returns the committed files ({path: content})."""
+    labs = committed_tree(repo, "labs")
+    modified = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "labs"],
+                              capture_output=True, text=True).stdout.strip()
+    if modified:
+        log("note: labs/ has uncommitted changes; the release takes the committed skeletons (HEAD)")
+    for name, content in labs.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(content)
+    return labs
+
+
+def _ignore_instructor_only(repo: Path):
+    """A copytree `ignore` for folders of `repo`: the instructor-only parts and the caches."""
+    def ignore(directory, names):
+        relative = Path(directory).relative_to(repo).as_posix()
+        excluded = RELEASE_EXCLUDE + TOP_LEVEL_EXCLUDE + INSTRUCTOR_DOCS
+        return {name for name in names if name in SKIP_NAMES or f"{relative}/{name}" in excluded}
+    return ignore
+
+
+def _write_student_grading(repo: Path, grading: Path, labs: dict[str, bytes], ignore, log) -> None:
+    """The release's grading/: the repository's without its instructor-only parts, its CMake without
+    the grader block, and pristine copies of the committed skeletons."""
     shutil.copytree(repo / "grading", grading, ignore=ignore)
     cmake = grading / "CMakeLists.txt"
     cmake.write_text(student_grading_cmake(cmake.read_text(encoding="utf-8")), encoding="utf-8")
@@ -285,33 +321,25 @@ def make_release(build_dir: Path | None, out: Path, with_modules: bool = True, r
             target = grading / "skeletons" / Path(name).relative_to("labs")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-    presets = json.loads((repo / "CMakePresets.json").read_text(encoding="utf-8"))
-    (out / "CMakePresets.json").write_text(json.dumps(student_presets(presets), indent=2) + "\n", encoding="utf-8")
-    (out / ".gitignore").write_text("build/\n", encoding="utf-8")
 
-    for line in re.findall(r"add_subdirectory\(\s*([\w/]+)", (repo / "CMakeLists.txt").read_text(encoding="utf-8")):
-        if not (out / line).is_dir():
-            log(f"warning: CMakeLists.txt adds '{line}', which the release does not have")
 
-    if with_modules:
-        if build_dir is None:
-            raise GraderError("--build-dir is needed for the reference modules (or --no-modules)")
-        manifest = load_manifest(Path(build_dir))
-        reference = out / "reference"
-        reference.mkdir()
-        missing = []
-        for lab in manifest.labs:
-            module = manifest.reference_module(lab)
-            if module is None or not module.is_file():
-                missing.append(lab.module_file)
-                continue
-            shutil.copy2(module, reference / lab.module_file)
-        if missing:
-            raise GraderError(f"reference modules missing in {manifest.reference_dir}: {', '.join(missing)} "
-                              "(build the solutions first: cmake --build BUILD)")
-    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    log(f"{out}: {len(files)} files")
-    return files
+def _copy_reference_modules(build_dir: Path | None, reference: Path) -> None:
+    """The reference solutions as compiled modules only (`reference`, made here), from `build_dir`;
+    every lab's, or GraderError."""
+    if build_dir is None:
+        raise GraderError("--build-dir is needed for the reference modules (or --no-modules)")
+    manifest = load_manifest(Path(build_dir))
+    reference.mkdir()
+    missing = []
+    for lab in manifest.labs:
+        module = manifest.reference_module(lab)
+        if module is None or not module.is_file():
+            missing.append(lab.module_file)
+            continue
+        shutil.copy2(module, reference / lab.module_file)
+    if missing:
+        raise GraderError(f"reference modules missing in {manifest.reference_dir}: {', '.join(missing)} "
+                          "(build the solutions first: cmake --build BUILD)")
 
 
 def main(argv=None) -> int:

@@ -17,63 +17,20 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from . import signing
+from .atomic_files import write_atomic, write_json
 from .manifest import Lab
 from .timings_schema import BASELINE, REFERENCE, TIMINGS_COLUMNS, csv_cell
+from .record_store import RecordStore
 from .records import LabRecord, StudentRecord
 from .student_names import padded, shown, width
 from .sanitizer_findings import FINDINGS
-from .student_paths import gradescope_folder, record_path
+from .student_paths import gradescope_folder
 from .verdicts import COMPILE_ERROR, LEGEND, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
 
 SHARED_OWNERS = (REFERENCE, BASELINE)  # rows every student's benchmark run measures again
-
-
-def write_atomic(path: Path, text: str) -> None:
-    write_atomic_bytes(path, text.encode("utf-8"))
-
-
-def write_atomic_bytes(path: Path, data: bytes) -> None:
-    """`data` at `path`, whole or not at all: a temporary file of a name of its own (graders sharing
-    OUT write the same files at the same time), then a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def write_json(path: Path, data) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def load_records(out: Path, names: list[str], key: bytes) -> list[StudentRecord]:
-    """The complete records of the class's students that this grader signed, in class order. A
-    file of another name (a "phantom" student) or with a bad signature is never read into them."""
-    records = []
-    for name in names:
-        path = record_path(out, name)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and signing.verify(key, data) and data.get("complete") and data.get("student") == name:
-            records.append(StudentRecord.from_json(data))
-    return records
 
 
 def format_points(value) -> str:
@@ -356,7 +313,7 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
     the class folder's students (`names`): nothing else in OUT/students is ever read into them.
     `leaderboard`: the policy's [gradescope] leaderboard (Gradescope leaderboard entries)."""
     out = Path(out)
-    records = load_records(out, names, key)
+    records = RecordStore(out, key).complete(names)
     columns = graded_labs(records, labs)
     write_atomic(out / "gradebook.csv", gradebook_csv(records, columns, names))
     write_atomic(out / "timings.csv", timings_csv(records))

@@ -31,7 +31,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import job as jobs
-from . import reports, signing
+from . import signing
+from .atomic_files import write_json
+from .record_store import RecordStore
 from .class_folder import find_students
 from .contract import JOB_OPTION, ExitStatus
 from .paths import DEFAULT_POLICY, GRADE_PY
@@ -152,8 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def unfinished_students(out: Path, roster: list[str], labs: list[Lab], key: bytes) -> list[str]:
     """The roster students with no complete record signed by OUT's key that covers `labs` (the
-    records the tasks skip and the merge uses are the same: reports.load_records)."""
-    done = {record.student for record in reports.load_records(out, roster, key)
+    records the tasks skip and the merge uses are the same: record_store.RecordStore)."""
+    done = {record.student for record in RecordStore(out, key).complete(roster)
             if all(lab.folder in record.labs for lab in labs)}
     return [name for name in roster if name not in done]
 
@@ -344,7 +346,7 @@ def submit(plan: SlurmJobs, state: Submitted, shards: Shards) -> None:
     task_job = plan.grading.write(folder / JOB_FILE)
     merge_job = jobs.replace(plan.grading, merge=True).write(folder / MERGE_JOB_FILE)
     state.shards, state.tasks = shards.count, shards.indices
-    save = (lambda: None) if plan.dry_run else (lambda: reports.write_json(folder / STATE_FILE, asdict(state)))
+    save = (lambda: None) if plan.dry_run else (lambda: write_json(folder / STATE_FILE, asdict(state)))
     grade = folder / "grade.sbatch"
     if shards.indices:
         grade.write_text(task_script(plan.command, task_job, Path(plan.grading.submissions), plan.out, shards,

@@ -16,7 +16,8 @@ if str(GRADING) not in sys.path:
 
 from grader.checks import TestCheck, TimedItem, TimingCheck  # noqa: E402
 from grader.manifest import Lab, Manifest  # noqa: E402
-from grader.toolchain import CompileRun, TimingRun  # noqa: E402
+from grader.timing_runs import TimingRun  # noqa: E402
+from grader.toolchain import CompileRun  # noqa: E402
 from grader.verdicts import ProcessResult  # noqa: E402
 
 

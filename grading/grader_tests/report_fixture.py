@@ -24,7 +24,7 @@ sys.path.insert(0, str(GRADING.parent / "examples"))
 
 from grader import class_outputs, signing  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
-from grader.reports import load_records  # noqa: E402
+from grader.record_store import RecordStore  # noqa: E402
 import check_report  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "h100_example_class"
@@ -35,7 +35,7 @@ def build(out: Path) -> list:
     shutil.copytree(FIXTURE / "students", out / "students")
     shutil.copyfile(FIXTURE / "grader-key", out / signing.KEY_FILE)
     key = signing.load_key(out)
-    records = load_records(out, NAMES, key)
+    records = RecordStore(out, key).complete(NAMES)
     if [record.student for record in records] != NAMES:
         raise SystemExit(f"error: the fixture's signed records are {[r.student for r in records]}, not {NAMES}")
     labs = [Lab(folder, entry.file, entry.module) for folder, entry in records[0].labs.items()]

@@ -136,6 +136,23 @@ def main() -> int:
                      "--no-build"])
     check(reference.returncode == 0, "the one-process grading succeeds")
 
+    first_submission(work, slurm, single, sharded, roster)
+    resume_after_a_lost_record(work, slurm, single, sharded, roster)
+
+    print("== everything complete: only the merge")
+    third = run(slurm, work / "calls-3")
+    check(third.returncode == 0 and "only the merge" in third.stdout, "only the merge is submitted")
+    entries = graded_by_job(work / "calls-3")
+    check(len(entries) == 1 and entries[0]["merge"] and not entries[0]["graded"],
+          "one job ran, the merge, and it graded nobody")
+
+    if FAILURES:
+        show_logs(sharded / "slurm" / "logs")
+    print(f"\n{'FAILED: ' + str(len(FAILURES)) + ' check(s)' if FAILURES else 'all checks passed'}")
+    return 1 if FAILURES else 0
+
+
+def first_submission(work: Path, slurm: list[str], single: Path, sharded: Path, roster: list[str]) -> None:
     print(f"== grade.py --slurm: {TASKS} tasks and a merge")
     started = time.monotonic()
     first = run(slurm, work / "calls-1")
@@ -152,6 +169,8 @@ def main() -> int:
     compare(single, sharded, roster, "sharded")
     print(f"   (submission to merged outputs: {time.monotonic() - started:.1f} s)")
 
+
+def resume_after_a_lost_record(work: Path, slurm: list[str], single: Path, sharded: Path, roster: list[str]) -> None:
     victim = roster[3]
     print(f"== a GPU request on a node without GPUs; then resume after deleting {victim}'s record")
     (sharded / "students" / f"{victim}.json").unlink()
@@ -173,18 +192,6 @@ def main() -> int:
     check(all((sharded / "students" / f"{name}.json").read_bytes() == data for name, data in kept.items()),
           "the other students' records are untouched")
     compare(single, sharded, roster, "resumed")
-
-    print("== everything complete: only the merge")
-    third = run(slurm, work / "calls-3")
-    check(third.returncode == 0 and "only the merge" in third.stdout, "only the merge is submitted")
-    entries = graded_by_job(work / "calls-3")
-    check(len(entries) == 1 and entries[0]["merge"] and not entries[0]["graded"],
-          "one job ran, the merge, and it graded nobody")
-
-    if FAILURES:
-        show_logs(sharded / "slurm" / "logs")
-    print(f"\n{'FAILED: ' + str(len(FAILURES)) + ' check(s)' if FAILURES else 'all checks passed'}")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":

@@ -1,19 +1,15 @@
 """The CPU share per student on made-up cgroup trees, v1 and v2 (grader/cgroups.py, cpu_share.py):
 which layout is used, the cgroups each grader makes and what it writes there (quotas, weights,
-cpusets), joining one before exec, the evidence of held cores, and the cleanup, of a grader's own
-cgroups and of a dead grader's; two graders on one tree never meet."""
+cpusets), joining one before exec, the cleanup of a grader's own cgroups, and trees that refuse."""
 
 import errno
 import os
-import subprocess
 import sys
-import tempfile
-import threading
 import unittest
 from pathlib import Path
 
 from grader_tests.cgroup_fixtures import v1_tree, v2_tree
-from grader import cgroups
+from grader_tests.cpu_share_fixtures import TreeCase
 from grader.cgroups import ROOT_NAME, Trees, cpu_list, detect, parse_cpu_list
 from grader.cpu_plan import Plan
 from grader.cpu_share import TIMING, CpuShare
@@ -21,24 +17,6 @@ from grader.process import run_process
 from grader.workers import core_slices
 
 PRINT_PID = [sys.executable, "-c", "import os; print(os.getpid())"]
-
-
-class TreeCase(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.root = Path(self.tmp.name) / "cg roups"   # a space: /proc/self/mounts escapes it
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def share(self, mounts, fs, cores=range(4), name="g1-1"):
-        trees = detect(mounts, fs)
-        self.assertIsInstance(trees, Trees, trees)
-        return CpuShare(trees, fs=fs, cores=set(cores), name=name)
-
-    def ours(self, fs, share):
-        """Every folder of a grader's subtree, in every tree."""
-        return [p for tree in share.trees.all() for p in (tree / ROOT_NAME / share.name).rglob("*") if p.is_dir()]
 
 
 class Layouts(TreeCase):
@@ -274,34 +252,6 @@ class Subtrees(TreeCase):
         share.close()
 
 
-class Rescue(TreeCase):
-    """A killed run its own share starves is moved into the grader's own cgroup (grader/ending.py)."""
-
-    def test_a_starved_process_goes_to_the_graders_own_cgroup_of_the_cpu_tree(self):
-        for layout, own in ((v2_tree, "0::/\n"), (v1_tree, "1:cpu,cpuacct:/\n0::/\n")):
-            with self.subTest(layout.__name__):
-                mounts, fs = layout(Path(self.tmp.name) / layout.__name__)
-                share = CpuShare(detect(mounts, fs, own), fs=fs, cores=range(4), name="g1-1")
-                share.start(in_flight=2, timing=False)
-                self.assertEqual(share.rescue(4242), "")
-                self.assertEqual(fs.written(share.trees.own / "cgroup.procs"), ["4242"])
-                self.assertEqual(share.trees.own, share.trees.cpu)   # the grader at the root: beside its subtree
-                share.close()
-
-    def test_without_a_known_own_cgroup_or_a_share_it_says_why_and_moves_nothing(self):
-        mounts, fs = v2_tree(self.root)
-        share = CpuShare(detect(mounts, fs), fs=fs, cores=range(4), name="g1-1")
-        self.assertIn("not known", share.rescue(4242))
-        self.assertIn("not known", CpuShare.off("not root").rescue(4242))
-        self.assertEqual(fs.written(self.root / "cgroup.procs"), [])
-
-    def test_a_refused_move_says_why(self):
-        mounts, fs = v2_tree(self.root)
-        share = CpuShare(detect(mounts, fs, "0::/\n"), fs=fs, cores=range(4), name="g1-1")
-        fs.refuse["cgroup.procs"] = errno.EPERM
-        self.assertIn("cgroup.procs", share.rescue(4242))
-
-
 class Failures(TreeCase):
     def test_a_namespace_root_with_processes_refuses_controllers_and_the_share_is_off_leaving_nothing(self):
         mounts, fs = v2_tree(self.root, namespaced=True)
@@ -354,93 +304,6 @@ class Failures(TreeCase):
         self.assertEqual(CpuShare.off("not root").describe(), "CPU: no cgroup per student (not root)")
         if os.geteuid() != 0:
             self.assertEqual(CpuShare.detect().why_not, "not root")
-
-
-class Evidence(TreeCase):
-    def test_the_other_students_cpu_time_ended_students_included_and_the_timing_group_not(self):
-        mounts, fs = v2_tree(self.root)
-        share = self.share(mounts, fs)
-        share.start(in_flight=2, timing=True)
-
-        def used(student, seconds):
-            stat = share.group_of(student).usage / "cpu.stat"
-            stat.write_text(f"usage_usec {round(seconds * 1e6)}\n", encoding="ascii")
-
-        with share.student("amy"):
-            with share.student("ben"):
-                used("ben", 3.0)
-                used("amy", 100.0)
-                (share.trees.cpu / ROOT_NAME / "g1-1" / "timing" / "cpu.stat").write_text("usage_usec 9000000\n")
-                self.assertEqual(share.others_seconds("amy"), 3.0)
-            self.assertEqual(share.others_seconds("amy"), 3.0, "ben's time stays counted once his cgroup is gone")
-            self.assertEqual(share.others_seconds("ben"), 103.0)
-        share.close()
-
-    def test_held_means_at_least_half_of_the_runs_own_share_measured_or_a_classmate_beside_it_unmeasured(self):
-        mounts, fs = v2_tree(self.root)
-        share = self.share(mounts, fs)
-        share.start(in_flight=2, timing=False)   # 2 cores each
-        self.assertIsNone(share.held({"ben"}, 19.9, 20.0))
-        self.assertEqual(share.held({"ben"}, 20.0, 20.0),
-                         "they used 20.0 CPU-seconds in its 20.0 s; its own share: 2 core(s)")
-        self.assertIsNone(share.held(set(), 0.0, 20.0))
-        self.assertIsNone(share.held(set(), None, 20.0), "nobody beside it and nothing measured: its own doing")
-        self.assertIn("another student's runs ran beside it", share.held({"ben"}, None, 20.0))
-        share.close()
-
-
-class Collisions(TreeCase):
-    def test_two_graders_on_one_tree_have_their_own_cgroups_and_leave_each_other_alone(self):
-        mounts, fs = v2_tree(self.root)
-        first, second = self.share(mounts, fs, name="g10-1"), self.share(mounts, fs, name="g11-1")
-        started = [threading.Thread(target=s.start, args=(2, True)) for s in (first, second)]
-        for thread in started:
-            thread.start()
-        for thread in started:
-            thread.join()
-        self.assertTrue(first.on and second.on, (first.why_not, second.why_not))
-        with first.student("amy"), second.student("amy"):
-            self.assertNotEqual(first.group_of("amy").folders, second.group_of("amy").folders)
-        first.close()
-        self.assertTrue((self.root / ROOT_NAME / "g11-1" / "timing").is_dir(), "the other grader's cgroups stay")
-        self.assertTrue((self.root / ROOT_NAME).is_dir(), "the shared folder stays while another grader uses it")
-        second.close()
-        self.assertFalse((self.root / ROOT_NAME).exists())
-
-    def test_a_grader_that_starts_while_another_ends_and_removes_the_shared_folder_still_gets_its_share(self):
-        mounts, fs = v2_tree(self.root)
-        for turn in range(20):
-            ending, starting = self.share(mounts, fs, name=f"g{turn}-1"), self.share(mounts, fs, name=f"g{turn}-2")
-            ending.start(2, True)
-            threads = [threading.Thread(target=ending.close), threading.Thread(target=starting.start, args=(2, True))]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            self.assertTrue(starting.on, (turn, starting.why_not))
-            self.assertTrue((self.root / ROOT_NAME / starting.name / "timing").is_dir())
-            starting.close()
-            self.assertFalse((self.root / ROOT_NAME).exists())
-
-    def test_a_dead_graders_leftovers_go_at_the_next_start_a_live_graders_stay(self):
-        mounts, fs = v2_tree(self.root)
-        shared = self.root / ROOT_NAME
-        sleeper = subprocess.Popen(["sleep", "60"])
-        threading.Thread(target=sleeper.wait, daemon=True).start()   # reaped once killed
-        live = cgroups.own_name()            # this test's process: a grader that is running
-        reused = f"g{os.getpid()}-1"         # its pid, another start time: a grader that is gone
-        for name in (live, reused, "g999999999-5"):
-            fs.mkdir(shared) if not shared.exists() else None
-            fs.mkdir(shared / name)
-            fs.mkdir(shared / name / "s1")
-        (shared / "g999999999-5" / "s1" / "cgroup.procs").write_text(f"{sleeper.pid}\n", encoding="ascii")
-        share = self.share(mounts, fs, name="g12-1")
-        share.start(in_flight=2, timing=False)
-        self.assertEqual(sorted(share.swept), sorted([reused, "g999999999-5"]))
-        self.assertEqual(sleeper.wait(5), -9, "what still ran in a dead grader's cgroup was killed")
-        self.assertEqual(sorted(p.name for p in shared.iterdir() if p.is_dir()), sorted([live, "g12-1"]))
-        share.close()
-        self.assertTrue((shared / live / "s1").is_dir())
 
 
 if __name__ == "__main__":

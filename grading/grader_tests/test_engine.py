@@ -1,9 +1,7 @@
 """Grading the example class end to end with a simulated toolchain (no nvcc, no GPU): verdicts,
-the output files, resuming, and the machine-without-a-GPU mode."""
+the output files, resuming, records only the grader writes, library headers and the compile's view."""
 
-import contextlib
 import csv
-import io
 import json
 import shutil
 import tempfile
@@ -11,53 +9,17 @@ import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.contract import ExitStatus
-from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
-from grader import benchmark, cli
+from grader_tests.engine_fixtures import SUBMISSIONS, GradingCase, students
+from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest
 from grader.compile_view import DOC, RULE
-from grader.engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
+from grader.engine import Grader, Options
 from grader.policy import Policy
 from grader.records import StudentRecord
 from grader.reports import summary_table
-from grader.student_paths import student_file_name
 from grader.toolchain import CompileRun
 from grader.verdicts import ProcessResult
 
-CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed
-SUBMISSIONS = write_example_class(Path(CLASS_DIR.name) / "example")
-
-
-def tearDownModule():
-    CLASS_DIR.cleanup()
-
-
 BONUS_LABS = ("11_single_pass", "12_any_operator")   # bonus = true in the shipped policy
-
-
-def students():
-    return [(path.name, path) for path in sorted(SUBMISSIONS.iterdir()) if path.is_dir()]
-
-
-class GradingCase(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.out = Path(self.tmp.name) / "out"
-        self.manifest = fake_manifest(Path(self.tmp.name) / "build")
-        self.expected = expected_class()["students"]
-        self.log = []
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def grade(self, toolchain, force=False, who=None):
-        options = Options(labs=self.manifest.labs, jobs=4, force=force)
-        grader = Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, self.out, options,
-                        log=self.log.append)
-        chosen = [s for s in students() if who is None or s[0] in who]
-        return grader.grade_class(chosen)
-
-    def record(self, student):
-        return json.loads((self.out / "students" / f"{student}.json").read_text(encoding="utf-8"))
 
 
 class TestExampleClass(GradingCase):
@@ -300,144 +262,6 @@ class TestRecordsOnlyTheGraderWrites(GradingCase):
         self.assertEqual(result.graded, ["dave"])
 
 
-class TestTimings(GradingCase):
-    def test_a_time_below_the_read_roof_earns_no_performance_points(self):
-        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "slow": True}}}
-        toolchain = FakeToolchain(outcomes, slow_ratio=0.25)  # 400/10 * 0.25 = 10 us, the roof is 20 us
-        self.grade(toolchain, who={"alice"})
-        lab = self.record("alice")["labs"]["10_two_step"]
-        self.assertTrue(lab["benchmark"]["impossible"])
-        self.assertEqual(lab["score"]["performance"], 0.0)
-        self.assertIn("below the read roof", "\n".join(lab["score"]["notes"]))
-        self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"IMPOSSIBLE"})
-
-    def test_a_time_the_graders_clock_contradicts_earns_no_performance_points(self):
-        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "clock_cheat": True},
-                              "05_sequential": {"verdict": "PASSED", "clock": 30.0}}}
-        self.grade(FakeToolchain(outcomes), who={"alice"})
-        record = self.record("alice")
-        lab = record["labs"]["10_two_step"]
-        self.assertTrue(lab["benchmark"]["contradicted"])
-        self.assertEqual(lab["score"]["performance"], 0.0)
-        self.assertEqual(lab["score"]["correctness"], lab["score"]["correctness_max"])
-        self.assertIn("the grader's clock puts each timed call at about", "\n".join(lab["score"]["notes"]))
-        self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"CONTRADICTED"})
-        self.assertEqual([(f["kind"], f["lab"]) for f in record["flags"]], [("time_contradicted", "10_two_step")])
-        # 30 us beyond the reference's on a 81.6 us lab is within the slack (25 us + 15 %): believed
-        honest = record["labs"]["05_sequential"]
-        self.assertFalse(honest["benchmark"]["contradicted"])
-        self.assertEqual(honest["score"]["performance"], honest["score"]["performance_max"])
-        gradescope = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
-        test = next(t for t in gradescope["tests"] if "10_two_step" in t["name"])
-        self.assertIn("grader's clock", test["output"])
-        self.assertIn("timed again: the grader's clock contradicted the first timing of 10_two_step",
-                      record["benchmark"]["problems"])
-
-    def test_a_contradiction_that_does_not_come_back_is_noise(self):
-        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "clock_once": True}}}
-        toolchain = FakeToolchain(outcomes)
-        self.grade(toolchain, who={"alice"})
-        record = self.record("alice")
-        lab = record["labs"]["10_two_step"]
-        self.assertFalse(lab["benchmark"]["contradicted"])
-        self.assertEqual(lab["score"]["performance"], lab["score"]["performance_max"])
-        self.assertEqual(record["flags"], [])
-        self.assertEqual(sum(1 for call in toolchain.calls if call[0] == "bench"), 2 + 1)   # host once, device twice
-
-    def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
-        toolchain = FakeToolchain(self.expected)
-        self.grade(toolchain, who={"alice", "bob"})
-        runs = [(call[0], "host" if call[2] == ("01_host_sum",) else "device") for call in toolchain.calls
-                if call[0] in ("bench", "reference")]
-        # Each part between its own references; bob's compiles ran on the cores after alice's host "after",
-        # and his tests on the GPU after her device "after": neither is bob's "before" (gpu_gate.py).
-        one = [(kind, part) for part in ("host", "device") for kind in ("reference", "bench", "reference")]
-        self.assertEqual(runs, one + one)
-
-
-class TestTimingParts(GradingCase):
-    def test_each_part_reuses_its_reference_run_only_when_nothing_ran_there_since(self):
-        runs = []
-
-        class Recording(FakeToolchain):
-            def time(self, plan_text, work, sandboxed, readable, gpu, *args, **kwargs):
-                part = "host" if ",host," in plan_text else "device"
-                runs.append(("bench" if sandboxed else "reference", part, gpu))
-                return super().time(plan_text, work, sandboxed, readable, gpu, *args, **kwargs)
-
-        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
-        timing = benchmark.ClassTiming(Recording({}), self.manifest, labs, Policy.load(None).section("benchmark"), 7,
-                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
-        quiet, turns = {"host": True, "device": False}, []
-
-        @contextlib.contextmanager
-        def turn(part):
-            turns.append(part)
-            yield quiet[part]
-
-        outcomes = {}
-        for student in ("amy", "ben"):
-            modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
-            outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
-        self.assertEqual(turns, ["host", "device"] * 2)
-        host, device = [("reference", "host", False), ("bench", "host", False), ("reference", "host", False)], \
-            [("reference", "device", True), ("bench", "device", True), ("reference", "device", True)]
-        # ben's host "before" is amy's host "after" (nothing ran on the cores); the GPU ran other work: fresh
-        self.assertEqual(runs, host + device + host[1:] + device)
-        for student, outcome in outcomes.items():
-            self.assertEqual(sorted(outcome.labs), ["01_host_sum", "02_atomic"], student)
-            self.assertTrue(all(row["ratio_to_ref"] for lab in outcome.labs.values() for row in lab.rows), student)
-            self.assertEqual(outcome.device, "NVIDIA H200 (fake)")
-
-
-    def test_a_paired_host_part_is_one_run_whose_reference_is_the_only_side(self):
-        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
-        tools = FakeToolchain({"ben": {"01_host_sum": {"freeze_fails": True}}}, paired=True)
-        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).section("benchmark"), 7,
-                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
-
-        @contextlib.contextmanager
-        def turn(part):
-            yield True
-
-        outcomes = {}
-        for student in ("amy", "ben"):
-            modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
-            outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
-        device = [("reference", "", ("02_atomic", "cub", "roof")), ("bench", "amy", ("02_atomic",)),
-                  ("reference", "", ("02_atomic", "cub", "roof"))]
-        self.assertEqual(tools.calls[:4], [("paired", "amy", ("01_host_sum",))] + device)
-        self.assertEqual(tools.calls[4], ("paired", "ben", ("01_host_sum",)), "a paired part reuses no reference run")
-        amy = outcomes["amy"].labs["01_host_sum"]
-        self.assertEqual({row["ratio_to_ref"] for row in amy.rows}, {"1.0200"})
-        self.assertEqual(len([r for r in outcomes["amy"].rows if r["lab"] == "01_host_sum"]), 2, "one reference row a type")
-        self.assertFalse(amy.contradicted)
-        ben = outcomes["ben"].labs["01_host_sum"]
-        self.assertIn("the timing is not usable: the student's processes were not all frozen", ben.note)
-        self.assertTrue(all(row["status"] == "UNVERIFIED" for row in ben.rows))
-        self.assertFalse(outcomes["ben"].labs["02_atomic"].note, "the device part is not touched")
-
-    def test_the_host_part_is_timed_with_the_host_samples_and_the_device_part_with_the_samples(self):
-        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
-        config = {**Policy.load(None).section("benchmark"), "samples": 30, "host_samples": 120}
-        for paired in (True, False):
-            tools = FakeToolchain({}, paired=paired)
-            timing = benchmark.ClassTiming(tools, self.manifest, labs, config, 7, Path(self.tmp.name) / "timing",
-                                           True, Path(self.tmp.name) / "expected.txt")
-
-            @contextlib.contextmanager
-            def turn(part):
-                yield True
-
-            modules = {lab.folder: Path(self.tmp.name) / "amy" / "modules" / lab.module_file for lab in labs}
-            timing.time_student("amy", labs, modules, "2026-11-26", turn)
-            host = [n for n, folders in tools.plans if "01_host_sum" in folders]
-            device = [n for n, folders in tools.plans if "02_atomic" in folders]
-            self.assertEqual(host, [120] * (2 if paired else 3), f"paired={paired}: the student's and the "
-                                                                 "reference's, or before, the student's, after")
-            self.assertEqual(device, [30] * 3, f"paired={paired}: before, the student's, after")
-
-
 class TestLibraryReductions(GradingCase):
     def test_a_library_header_is_refused_by_name_where_the_policy_refuses_it(self):
         # alice's labs with a library header added to three regions (the fake compiler reads the #include)
@@ -508,157 +332,6 @@ class TestSomeLabs(GradingCase):
         self.assertFalse(list((self.out / "students").glob("*.previous")))
         with open(self.out / "gradebook.csv", encoding="utf-8") as handle:
             self.assertEqual(len(handle.readline().split(",")), len(self.manifest.labs) + 2)
-
-
-class TestCommandLine(GradingCase):
-    def run_cli(self, argv, toolchain):
-        buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(io.StringIO()):
-            status = cli.main([*argv, "--no-plots"], toolchain=toolchain, manifest=self.manifest)   # figures: grader.report_browser
-        return status, buffer.getvalue()
-
-    def test_without_a_gpu_gpu_labs_are_not_run_and_left_blank(self):
-        status, output = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out)],
-                                      FakeToolchain(self.expected, gpu=False))
-        self.assertEqual(status, 0)
-        self.assertIn(NO_GPU_MESSAGE, output)
-        frank = self.record("frank")["labs"]
-        self.assertEqual(frank["02_atomic"]["verdict"], "NOT_RUN")
-        self.assertEqual(frank["03_shared_atomic"]["verdict"], "COMPILE_ERROR")
-        self.assertEqual(frank["10_two_step"]["verdict"], "MISSING")
-        self.assertEqual(frank["01_host_sum"]["verdict"], "PASSED")
-        self.assertEqual(self.record("dave")["labs"]["01_host_sum"]["detail"], "not implemented yet")
-        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
-            rows = {row["student"]: row for row in csv.DictReader(handle)}
-        self.assertEqual((rows["alice"]["01_host_sum"], rows["alice"]["02_atomic"], rows["alice"]["total"]),
-                         ("10", "", ""))
-        self.assertEqual(rows["frank"]["03_shared_atomic"], "0")
-        alice_row = next(line for line in output.splitlines() if line.startswith("alice "))
-        self.assertIn(" N ", alice_row + " ", "the summary table's letter for a lab not run")
-        # The class report says the same, and why no figure: the run was asked for none.
-        self.assertIn(f"report: {self.out / 'report' / 'index.html'}", output)
-        page = (self.out / "report" / "index.html").read_text(encoding="utf-8")
-        self.assertIn("no plots (not asked for)", page)
-        self.assertEqual(page.count('<tr data-name="'), len(rows), "a gradebook row per student")
-        alice = (self.out / "report" / "students" / "alice.html").read_text(encoding="utf-8")
-        self.assertIn("not run (no GPU)", alice)
-        self.assertIn("incomplete: left blank", alice)
-
-    def test_without_compute_sanitizer_there_is_no_penalty_and_the_summary_says_so(self):
-        status, output = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out),
-                                       "--student", "erin"], FakeToolchain(self.expected, sanitizer=False))
-        self.assertEqual(status, 0)
-        self.assertIn("sanitizer not available", output)
-        lab = self.record("erin")["labs"]["07_last_warp"]
-        self.assertEqual((lab["sanitizer"]["status"], lab["score"]["correctness"]), ("sanitizer not available", 10.0))
-
-    def test_self_check_grades_one_labs_folder_and_fails_unless_all_pass(self):
-        labs = Path(self.tmp.name) / "labs"
-        shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
-        status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
-                                      FakeToolchain({}))
-        self.assertEqual(status, 0, output)
-        (labs / "05_sequential" / "sequential.cu").write_text("no markers here\n", encoding="utf-8")
-        status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
-                                      FakeToolchain({}))
-        self.assertEqual(status, 1)
-        self.assertIn("05_sequential: COMPILE_ERROR", output)
-        self.assertIn("BEGIN STUDENT CODE", output)
-
-    def test_a_self_check_without_a_gpu_is_incomplete_not_failed(self):
-        labs = Path(self.tmp.name) / "labs"
-        shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
-        status, output = self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)],
-                                      FakeToolchain({}, gpu=False))
-        self.assertEqual(status, ExitStatus.INCOMPLETE, output)
-        self.assertIn("self-check incomplete", output)
-
-    def test_students_whose_names_differ_only_in_odd_characters_never_share_a_file(self):
-        class_dir = Path(self.tmp.name) / "class"
-        names = ["a+b", "a_b", "a@b", "A+b", "a.b"]
-        for name in names:
-            shutil.copytree(SUBMISSIONS / "alice", class_dir / name)
-        status, output = self.run_cli([str(class_dir), "--build-dir", "unused", "--out", str(self.out), "--labs",
-                                       "01,02"], FakeToolchain({}))
-        self.assertEqual(status, 0, output)
-        records = {json.loads(p.read_text(encoding="utf-8"))["student"]: p.name
-                   for p in (self.out / "students").glob("*.json")}
-        self.assertEqual(sorted(records), sorted(names))
-        self.assertEqual(records["a+b"], "a%2Bb.json")
-        self.assertEqual(len(set(records.values())), len(names))
-        self.assertEqual(sorted(p.name for p in (self.out / "gradescope").iterdir()),
-                         sorted(student_file_name(name) for name in names))
-        self.assertEqual(sorted(p.name for p in (self.out / "work").iterdir() if not p.name.startswith(".")),
-                         sorted(student_file_name(name) for name in names))
-        self.assertEqual(sorted(p.stem for p in (self.out / "work" / ".claims").iterdir()),
-                         sorted(student_file_name(name) for name in names))
-        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
-            self.assertEqual(sorted(row[0] for row in list(csv.reader(handle))[1:]), sorted(names))
-
-    def test_gradescope_says_not_run_without_a_gpu_and_gets_no_score(self):
-        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice"],
-                     FakeToolchain(self.expected, gpu=False))
-        data = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
-        lab02 = next(test for test in data["tests"] if test["name"].startswith("02_atomic"))
-        self.assertNotIn("status", lab02)
-        self.assertIn("not run", lab02["name"])
-        self.assertIn("Not run (no GPU", data["output"])
-        # An incomplete grading uploads no score: none on the file, none on a test (Gradescope would
-        # sum the tests' scores into one); the output says it is no grade, and a graded lab its points.
-        self.assertIsNone(self.record("alice")["total"])
-        self.assertNotIn("score", data)
-        self.assertEqual([test["name"] for test in data["tests"] if "score" in test], [])
-        self.assertTrue(data["output"].startswith("NOT A GRADE: this grading is incomplete and carries no score"),
-                        data["output"])
-        lab01 = next(test for test in data["tests"] if test["name"] == "01_host_sum")
-        points = self.record("alice")["labs"]["01_host_sum"]["score"]["total"]
-        self.assertIsNotNone(points)
-        self.assertTrue(lab01["output"].startswith(f"{points:g} of 10 points (not a score"), lab01["output"])
-
-    def test_grading_some_students_keeps_the_whole_class_in_the_gradebook(self):
-        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "bob"],
-                     FakeToolchain(self.expected))
-        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-        self.assertEqual([row[0] for row in rows[1:]], [name for name, _ in students()])
-        self.assertEqual(set(rows[1][1:]), {""}, "alice is not graded yet: a blank row")
-
-    def test_a_seed_given_is_the_seed_used_and_the_self_check_uses_the_public_one(self):
-        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice",
-                      "--seed", "12345"], FakeToolchain(self.expected))
-        self.assertEqual(self.record("alice")["seed"], "12345")
-        labs = Path(self.tmp.name) / "labs"
-        shutil.copytree(SUBMISSIONS / "alice" / "labs", labs)
-        self.run_cli(["--self", str(labs), "--build-dir", "unused", "--out", str(self.out)], FakeToolchain({}))
-        self.assertEqual(self.record("self")["seed"], str(PUBLIC_SEED))
-
-    def test_an_unsandboxed_grading_says_so_in_every_output(self):
-        toolchain = FakeToolchain(self.expected)
-        toolchain.sandbox_status = lambda: "UNSANDBOXED: not root"
-        self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--student", "alice"],
-                     toolchain)
-        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
-            rows = {row["student"]: row for row in csv.DictReader(handle)}
-        self.assertEqual(rows["alice"]["sandbox"], "UNSANDBOXED: not root")
-        self.assertTrue((self.out / "UNSANDBOXED.txt").is_file())
-        gradescope = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
-        self.assertIn("UNSANDBOXED", gradescope["output"])
-        self.assertIn("UNSANDBOXED", (self.out / "junit.xml").read_text(encoding="utf-8"))
-
-    def test_labs_and_student_selection(self):
-        status, _ = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--labs",
-                                  "01,05", "--student", "carol,dave", "--no-bench", "--no-sanitizer"],
-                                 FakeToolchain(self.expected))
-        self.assertEqual(status, 0)
-        self.assertEqual(sorted(p.stem for p in (self.out / "students").glob("*.json")), ["carol", "dave"])
-        self.assertEqual(list(self.record("carol")["labs"]), ["01_host_sum", "05_sequential"])
-        with open(self.out / "gradebook.csv", encoding="utf-8") as handle:
-            self.assertEqual(handle.readline().strip(), "student,01_host_sum,05_sequential,total")
-
-    def test_an_unknown_lab_is_a_usage_error(self):
-        status, _ = self.run_cli([str(SUBMISSIONS), "--build-dir", "unused", "--out", str(self.out), "--labs", "42"],
-                                 FakeToolchain(self.expected))
-        self.assertEqual(status, 2)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 from ..records import StudentRecord
-from ..reports import write_atomic_bytes
+from ..atomic_files import write_atomic_bytes
 from ..student_paths import gradescope_folder, record_path
 from .figures import MAX_BYTES, load_figure
 from .paths import gradescope_copy_path, record_copy_path

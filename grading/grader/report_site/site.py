@@ -19,7 +19,8 @@ from pathlib import Path
 from ..class_folder import REFUSED_FILE
 from ..manifest import Lab
 from ..records import StudentRecord
-from ..reports import bonus_folders, graded_labs, write_atomic
+from ..atomic_files import write_atomic
+from ..reports import bonus_folders, graded_labs
 from .class_page import class_page
 from .copies import copy_linked_files
 from .handout import handout

@@ -1,0 +1,116 @@
+"""Where a student's runs wait for their turn, and a run again alone.
+
+A correctness or sanitizer run shares the GPU (or, for the host lab, the cores) with other
+students' runs; a timing part takes the cores or the GPU alone; a run that failed for a resource
+every run shares while a classmate's runs shared it is run again alone, once, within the student's
+[pipeline] retry_alone_s (gpu_gate.py has the lock order, neighbours.py who ran beside whom).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from pathlib import Path
+
+from .. import benchmark
+from .. import events as ev
+from ..flags import add_flag
+from ..gpu_gate import Turn
+from ..manifest import Lab
+from ..neighbours import Met
+from ..process import stopping
+from ..records import LabRecord, StudentRecord
+from ..resources import ResourceFailure, retry_note
+from ..toolchain import sha256_of
+
+
+class Runs:
+    def __init__(self, grader):
+        self.g = grader
+        self._timing_turns: dict[str, Turn] = {}   # per timing part, its latest turn (benchmark.HOST, DEVICE)
+        self._alone_seconds: dict[str, float] = {}   # per student, the time its runs again alone took
+        self._alone_lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def sharing(self, lab: Lab):
+        """A correctness or sanitizer run, alongside others and never during a timing run or a run
+        alone: a GPU lab's on the GPU (up to [tests] concurrency), the host lab's on the cores, with
+        the compiles (its sandbox has no GPU)."""
+        if lab.host:
+            with self.g.cpu_gate.shared():
+                yield
+            return
+        with self.g.gpu_gate.shared(), self.g.gpu_slots:
+            yield
+
+    def again_alone(self, who: tuple, record: StudentRecord, entry: LabRecord, what: str,
+                    failure: ResourceFailure | None, met: Met, gpu: bool, rerun, outcome):
+        """`rerun()` once more, alone, when the first run (of `what`, on the GPU or not) failed for a
+        shared resource while another student's runs shared it, or timed out while they held the
+        cores (cpu_share.held). Returns the retry's result (None: the first run's stands), says so in
+        the lab's notes and flags it; `outcome(result)` names how it ended."""
+        if failure is None or stopping():
+            return None
+        if failure.cores:
+            where = self.g.cpu.held(met.students, met.others_cpu_s, met.seconds)
+        else:
+            where = ("GPU" if gpu and met.on_gpu else "machine") if met.shared(failure.gpu_only) else None
+        if where is None:
+            return None
+        student = record.student
+        budget = float(self.g.policy.section("pipeline")["retry_alone_s"])
+        with self._alone_lock:
+            spent = self._alone_seconds.get(student, 0.0)
+        result = None
+        if spent >= budget:   # a student can make its own runs fail so: retries hold the whole machine
+            then = (f"not run again: this student's runs alone took {spent:.0f} s already "
+                    f"([pipeline] retry_alone_s = {budget:g})")
+        else:
+            with self.alone(student, gpu):
+                started = time.monotonic()
+                try:
+                    result = rerun()
+                finally:
+                    took = time.monotonic() - started
+                    with self._alone_lock:
+                        self._alone_seconds[student] = self._alone_seconds.get(student, 0.0) + took
+            then = f"run again alone: {outcome(result)}"
+        note = retry_note(what, failure, where, then)
+        entry.notes.append(note)
+        if result is not None:
+            add_flag(record.flags, "retried_alone", entry.folder, note)
+        self.g.emit(ev.Retried(*who, lab=entry.folder, note=note))
+        return result
+
+    @contextlib.contextmanager
+    def alone(self, student: str, gpu: bool):
+        """No other student's compile, test, sanitizer or timing run at the same time: the CPU gate,
+        then the GPU gate (the lock order), both exclusive; idle on the one the run does not use. The
+        student's CPU quota is lifted meanwhile: a run alone has every student core, as in a grading
+        of one student at a time."""
+        with self.g.cpu_gate.exclusive(idle=gpu), self.g.gpu_gate.exclusive(idle=not gpu), \
+                self.g.neighbours.run(student, gpu), self.g.cpu.unlimited(student):   # as if graded alone
+            yield
+
+    def intact(self, entry: LabRecord) -> bool:
+        """The module about to run is the one compiled (the sandbox cannot write it; this says so)."""
+        path = Path(entry.module_path)
+        return path.is_file() and sha256_of(path) == entry.compile.module_sha256
+
+    @contextlib.contextmanager
+    def timing_turn(self, student: str, part: str):
+        """One part of a student's timing, with the machine as a solo grading has it: the host items
+        with nothing else on the cores or the GPU (the CPU gate, then the GPU gate, idle there: the
+        host part's runs have no GPU), the device items with nothing else on the GPU, while other
+        students' compiles go on. Yields whether nothing ran there since this part's last turn."""
+        host = part == benchmark.HOST
+        with contextlib.ExitStack() as stack:
+            if host:
+                turn = stack.enter_context(self.g.cpu_gate.exclusive())
+                stack.enter_context(self.g.gpu_gate.exclusive(idle=True))
+            else:
+                turn = stack.enter_context(self.g.gpu_gate.exclusive())
+            stack.enter_context(self.g.neighbours.run(student, not host))
+            yield turn.quiet_since(self._timing_turns.get(part))
+            self._timing_turns[part] = turn
