@@ -23,7 +23,7 @@ prints as a list (report_checks/ holds each part):
   table; the student's copy: no link out, no classmate, no machine path, no class seed, the
   student's own replay.
 
-Exit status 0 when every check holds, 1 when one does not, 77 when no browser is here.
+Exit status 0 when every check holds, 1 when one does not, the skip code (grading/contract.json) when no browser is here.
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report_checks import class_page, interaction, pages, student_pages  # noqa: E402
 from report_checks.common import Checks, handout_path, read_grading, student_page_path  # noqa: E402
+from grader.contract import SKIP_CODE  # noqa: E402  (report_checks.common put grading/ on the path)
 
 BROWSER, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-SKIPPED = 77
+SKIPPED = SKIP_CODE
 # Selenium waits for chromedriver without limit by default: a browser that stops answering (a renderer
 # stuck on a loaded machine) would hang the check, and the test, until CTest's timeout. Each command,
 # page load and script gets a limit instead, and one that runs out is a failed check that says so.

@@ -16,12 +16,14 @@
 # The class is written from its recipes into BUILD_DIR/classes/<class>, the grading goes to
 # BUILD_DIR/grading-<class>. Without a GPU the check expects what a machine without one must give
 # (GPU labs NOT_RUN). The attack class is graded only inside the sandbox (root and bubblewrap):
-# elsewhere this exits 77, skipped, because unsandboxed its students would harm the machine.
+# elsewhere this exits with the skip code (grading/contract.json), skipped, because unsandboxed
+# its students would harm the machine.
 set -uo pipefail
 kind=${1:?usage: grade_class.sh attacks|example BUILD_DIR}
 build=$(cd "${2:?usage: grade_class.sh attacks|example BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=${REDUCTION_PYTHON:-python3}
+. "$here/tools/skip_code.sh"   # $skip_code, CTest's SKIP_RETURN_CODE
 class=$build/classes/$kind
 out=$build/grading-$kind
 
@@ -68,7 +70,7 @@ status=$?
 trap - INT TERM
 if [ $status = 4 ]; then
   echo "SKIPPED: the $kind class is graded only in the sandbox (run as root with bubblewrap installed)"
-  exit 77
+  exit "$skip_code"
 fi
 # 0, or 6 when the grading refused a folder (the attack class has folders to refuse: check_class.py
 # checks that the status is the one the class calls for, with the rest)
@@ -76,10 +78,10 @@ fi
 "$py" "$here/examples/check_class.py" "$class" "$out" --detect-gpu --running-before "$running_before" \
   --exit-status "$status"
 verdicts=$?
-# The class report in a browser (77: none here, and it said so; the verdicts above still decide). Its
-# own limits bound each browser command; this bounds the whole.
+# The class report in a browser (the skip code: none here, and it said so; the verdicts above
+# still decide). Its own limits bound each browser command; this bounds the whole.
 timeout -k 30 900 "$py" "$here/examples/check_report.py" "$out"
 report=$?
 [ $report = 124 ] && echo "check_report.py did not end within 900 s"
-[ $report = 77 ] && report=0
+[ $report = "$skip_code" ] && report=0
 [ $verdicts = 0 ] && [ $report = 0 ]

@@ -5,7 +5,7 @@ headless chromium (examples/check_report.py opens it).
 
     python3 examples/screenshot_report.py OUT_DIR STUDENT [--lab FOLDER] --out docs/images
 
-Writes report-class.png and report-student.png. Exit status 77 when no browser is here. The
+Writes report-class.png and report-student.png. Exit status: the skip code (grading/contract.json) when no browser is here. The
 pictures in docs/ are of the example class graded on an NVIDIA H100 on 2026-11-26
 (`bash examples/grade_class.sh example build/solutions`, then this on build/solutions/grading-example
 with `dave --lab 06_first_add`); without a GPU, the stored H100 records of 2026-11-25 serve

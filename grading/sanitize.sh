@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One compute-sanitizer run over a lab module's small test cases, for the CTest label `sanitize`.
 #   sanitize.sh TOOL RUNNER MODULE [--expect-hazard]
-# Exit 0: clean (or, with --expect-hazard, the tool found what it must find); 77: skipped because
-# this machine has no CUDA GPU; 1: a hazard (the tool's report is in the output) or a missed one.
+# Exit 0: clean (or, with --expect-hazard, the tool found what it must find); the skip code
+# (grading/contract.json): skipped because this machine has no CUDA GPU; 1: a hazard (the tool's
+# report is in the output) or a missed one.
 set -uo pipefail
 tool=$1 runner=$2 module=$3 expect=${4:-}
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "no CUDA device present: compute-sanitizer $tool test skipped (it runs on a GPU machine)"
-  exit 77
+  . "${0%/*}/../tools/skip_code.sh" && exit "$skip_code"
 fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ ! -x "$sanitizer" ]; then

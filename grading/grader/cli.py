@@ -1,6 +1,6 @@
-"""Command line of grading/grade.py: it makes a GradingJob (job.py) and hands it to a launcher: the
-local one (local_run.py), one worker per GPU (--gpus, workers.py), or the merge of a graded class.
-`grade.py --slurm` is the Slurm launcher's own command line (slurm.py)."""
+"""Command line of grading/grade.py: it makes a GradingJob (job.py) and hands it to a launcher
+(launch.py): the local one (local_run.py: a grading, or the merge of a graded class) or one worker
+per GPU (--gpus, workers.py). `grade.py --slurm` is the Slurm launcher's own command line (slurm.py)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from pathlib import Path
 
 from . import events as ev
 from . import job as jobs
-from .class_end import merge_class
 from .contract import EVENTS_FD_OPTION, JOB_OPTION, ExitStatus
-from .local_run import grade_here, select
+from .local_run import LocalLauncher
 from .manifest import GraderError, check_programs, ensure_build, load_manifest
 from .paths import DEFAULT_POLICY, REPO
 from .policy import Policy
 from .process import kill_all
-from .workers import on_gpus
+from .workers import GpusLauncher
 
 DESCRIPTION = f"""Grades reduction-labs submissions: compiles each student's lab files against the official
 skeletons, runs the tests, compute-sanitizer and the benchmark, and writes the gradebook.
@@ -120,13 +119,9 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
             manifest = ensure_build(REPO, Path(job.build_dir), log=log)
         manifest.select(job.labs)   # an unknown lab is a usage error before anything runs
         console = ev.Console(log, once_per_student=bool(args.gpus))
-        chosen = select(job, emit or console)
-        if job.merge:
-            return merge_class(Path(job.out), manifest, chosen.folder, manifest.select(job.labs), policy,
-                               plots=job.plots)
-        if args.gpus:
-            return on_gpus(args.gpus, job, manifest, policy, chosen, console, worker_command)
-        return grade_here(job, manifest, policy, chosen, emit or console, toolchain)
+        launcher = (GpusLauncher(args.gpus, manifest, policy, console, worker_command) if args.gpus
+                    else LocalLauncher(manifest, policy, emit or console, toolchain))
+        return launcher.run(job).status
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitStatus.USAGE

@@ -28,6 +28,7 @@ JOB_VERSION: int = _CONTRACT["grading_job"]["version"]
 JOB_OPTION: str = _CONTRACT["grading_job"]["option"]
 EVENTS_VERSION: int = _CONTRACT["events"]["version"]
 RECORD_VERSION: int = _CONTRACT["student_record"]["version"]
+SKIP_CODE: int = _CONTRACT["skip_code"]   # CTest's SKIP_RETURN_CODE: a test that cannot run here
 EVENTS_FD_OPTION: str = _CONTRACT["events"]["fd_option"]
 
 ExitStatus = IntEnum("ExitStatus", {name.upper(): code for name, code in _CONTRACT["grade_exit"].items()

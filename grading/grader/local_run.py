@@ -1,5 +1,6 @@
 """The local launcher: a GradingJob graded in this process (a class, a shard, one worker of a --gpus
-run, or a student's --self check), its console text rendered from the grader's events."""
+run, or a student's --self check), or the merge of OUT's records; its console text is rendered from
+the grader's events (events.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from pathlib import Path
 
 from . import class_outputs
 from . import events as ev
-from .class_end import not_graded_summary, print_self_details, self_check_status
+from .class_end import merge_class, not_graded_summary, print_self_details, self_check_status
 from .class_folder import ClassFolder, scan, selected, write_refused
 from .contract import ExitStatus
 from .cpu_share import CpuShare
 from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
 from .job import GradingJob
+from .launch import ClassOutcome
 from .manifest import GraderError
 from .paths import GRADING_DIR, REPO
 from .policy import Policy
@@ -132,3 +134,18 @@ def grade_here(job: GradingJob, manifest, policy: Policy, chosen: Selection, emi
     if folder is not None and folder.not_graded and job.gpu is None:
         print(not_graded_summary(out, folder, status=ends_class))
     return ExitStatus.REFUSED if ends_class and folder is not None and folder.refused else ExitStatus.OK
+
+
+class LocalLauncher:
+    """Grades a job here. `emit`: where the grader's events go (the console, or a --gpus worker's
+    event channel); `toolchain`: tests pass a simulated one."""
+
+    def __init__(self, manifest, policy: Policy, emit: ev.Sink, toolchain=None):
+        self.manifest, self.policy, self.emit, self.toolchain = manifest, policy, emit, toolchain
+
+    def run(self, job: GradingJob) -> ClassOutcome:
+        chosen = select(job, self.emit)
+        if job.merge:
+            return ClassOutcome(merge_class(Path(job.out), self.manifest, chosen.folder,
+                                            self.manifest.select(job.labs), self.policy, plots=job.plots))
+        return ClassOutcome(grade_here(job, self.manifest, self.policy, chosen, self.emit, self.toolchain))

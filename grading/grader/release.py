@@ -50,6 +50,7 @@ INSTRUCTOR_DOCS = ("grading/README.md", "docs/grading-at-scale.md", "docs/gradin
 # The device check is the instructors' one call on a GPU machine: it builds the solutions preset,
 # which a release does not have.
 RELEASE_EXCLUDE = ("grading/release.py", "grading/grader_tests", "grading/bench_throughput.py",
+                   "grading/throughput_summary.py",
                    "grading/tests/fixtures", "grading/tests/solution_replays", "grading/skeletons",
                    "grading/device_check.sh")
 SKIP_NAMES = {"__pycache__", ".pytest_cache", ".DS_Store"}

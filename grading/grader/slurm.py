@@ -19,14 +19,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import re
 import secrets
 import shlex
-import shutil
 import subprocess
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -36,12 +33,13 @@ from .atomic_files import write_json
 from .record_store import RecordStore
 from .class_folder import find_students
 from .contract import JOB_OPTION, ExitStatus
+from .launch import ClassOutcome
+from .slurm_queue import check_idle, wait_for
 from .paths import DEFAULT_POLICY, GRADE_PY
 from .manifest import GraderError, Lab, check_programs, load_manifest
 from .policy import Policy
 
 STATE_FILE = "submitted.json"
-POLL_S = (1.0, 15.0)    # --wait polls squeue every second for a minute, then every 15 s (a grading takes long)
 SAFE_VALUE = re.compile(r"[A-Za-z0-9_.:,=+@/-]*")     # what goes on a #SBATCH line: no space, quote or newline
 SAFE_PATH = re.compile(r"[^\s%\"'\\]+")               # Slurm expands % in --output; #SBATCH splits at spaces
 JOB_FILE, MERGE_JOB_FILE = "job.json", "merge-job.json"
@@ -227,46 +225,6 @@ def sbatch(script: Path, extra: list[str], dry_run: bool) -> str | None:
     return completed.stdout.strip().split(";")[0]  # "<id>" or "<id>;<cluster>"
 
 
-def queued(job_ids: list[str]) -> set[str] | None:
-    """The ones of `job_ids` (array or single jobs) that Slurm still lists; None when squeue fails."""
-    # --user=<uid>, not --me (Slurm 20.11+); %F: an array's job id, or a plain job's own
-    completed = subprocess.run(["squeue", "--noheader", f"--user={os.getuid()}", "--format=%F"],
-                               capture_output=True, text=True)
-    if completed.returncode != 0:
-        return None
-    return set(completed.stdout.split()) & set(job_ids)
-
-
-def wait_for(state: Submitted, logs: Path) -> int:
-    ids = [job for job in (state.array_job, state.merge_job) if job]
-    failures, started = 0, time.monotonic()
-    while True:
-        left = queued(ids)
-        if left is None:
-            failures += 1
-            if failures > 15:
-                print("error: --wait: squeue keeps failing; check the jobs by hand", file=sys.stderr)
-                return ExitStatus.FAILED
-        elif not left:
-            break
-        time.sleep(POLL_S[0] if time.monotonic() - started < 60 else POLL_S[1])
-    status_file = logs / f"merge-{state.merge_job}.status"
-    try:
-        status = int(status_file.read_text(encoding="ascii").strip())
-    except (OSError, ValueError):
-        print(f"error: the merge job {state.merge_job} ended without a status (cancelled? see "
-              f"{logs}/merge-{state.merge_job}.out)", file=sys.stderr)
-        return ExitStatus.FAILED
-    print(f"merge job {state.merge_job} ended with status {status} (log: {logs}/merge-{state.merge_job}.out)")
-    if status == ExitStatus.UNFINISHED:
-        print(f"some students are unfinished: the task logs ({logs}/grade-{state.array_job}_*.out) say why; run "
-              "the same command again to grade them")
-    elif status == ExitStatus.REFUSED:
-        print(f"every student is complete, but folders of the class folder were refused: the merge's log "
-              f"({logs}/merge-{state.merge_job}.out) lists them and why")
-    return status
-
-
 def load_state(path: Path) -> Submitted | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -282,47 +240,49 @@ def main(argv=None, manifest=None) -> int:
         out, submissions, build = args.out.resolve(), args.submissions.resolve(), args.build_dir.resolve()
         policy_path = args.policy or (DEFAULT_POLICY if DEFAULT_POLICY.is_file() else None)
         settings = SlurmSettings.resolve(Policy.load(policy_path).section("slurm"), args)
-        if manifest is None:  # the tasks run with --no-build: the programs must be there now
-            manifest = load_manifest(build)
-            check_programs(manifest)
-        labs = manifest.select(args.labs.split(",") if args.labs else None)
-        roster = [name for name, _ in find_students(submissions, None, lambda text: print(text, flush=True))]
-        try:
-            key = signing.load_key(out)  # made here, once: the tasks must not race to create it
-        except (OSError, ValueError) as exc:
-            raise GraderError(f"{out}: cannot use the output folder's key ({exc})") from None
-        folder = out / "slurm"
-        (folder / "logs").mkdir(parents=True, exist_ok=True)
-        earlier = load_state(folder / STATE_FILE)
-        if not args.dry_run:
-            check_idle(earlier)
-        unfinished = unfinished_students(out, roster, labs, key)
-        state = Submitted(seed=args.seed if args.seed is not None else (earlier.seed if earlier else
-                                                                        secrets.randbits(62)),
-                          date=datetime.datetime.now().isoformat(timespec="seconds"), unfinished=unfinished)
-        command = shlex.split(args.grade_command) if args.grade_command else [sys.executable,
-                                                                              str(GRADE_PY)]
-        grading = jobs.replace(jobs.from_args(args, build_dir=build, out=out, submissions=submissions),
-                               seed=state.seed, build=False)   # the tasks use the build as it is
-        plan = SlurmJobs(command, grading, settings, args.dry_run)
-        submit(plan, state, plan_shards(roster, unfinished, settings.tasks))
+        command = shlex.split(args.grade_command) if args.grade_command else [sys.executable, str(GRADE_PY)]
+        job = jobs.replace(jobs.from_args(args, build_dir=build, out=out, submissions=submissions),
+                           build=False)   # the tasks use the build as it is
+        launcher = SlurmLauncher(settings, command, dry_run=args.dry_run, wait=args.wait, manifest=manifest)
+        return launcher.run(job).status
     except GraderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitStatus.USAGE
 
-    print_summary(state, roster, out, args.dry_run)
-    return wait_for(state, out / "slurm" / "logs") if args.wait and not args.dry_run else ExitStatus.OK
 
+class SlurmLauncher:
+    """A job array that shards the job's unfinished students over its tasks, and a merge job after
+    it (module docstring); `wait`: until both end, with the merge's status."""
 
-def check_idle(earlier: Submitted | None) -> None:
-    """A resubmission while the last one's jobs still run would count their students as unfinished."""
-    if shutil.which("sbatch") is None:
-        raise GraderError("sbatch not found: run this on the cluster's login node (or use --dry-run)")
-    running = queued([job for job in (earlier.array_job, earlier.merge_job) if job]) if earlier else None
-    if running:
-        ids = " ".join(sorted(running))
-        raise GraderError(f"jobs {ids} of the last submission are still queued or running: wait for them "
-                          f"(squeue --jobs={ids.replace(' ', ',')}) or cancel them (scancel {ids}) before resubmitting")
+    def __init__(self, settings: SlurmSettings, command: list[str], dry_run: bool = False, wait: bool = False,
+                 manifest=None):
+        self.settings, self.command, self.dry_run, self.wait, self.manifest = settings, command, dry_run, wait, manifest
+
+    def run(self, job: jobs.GradingJob) -> ClassOutcome:
+        out = Path(job.out)
+        manifest = self.manifest
+        if manifest is None:  # the tasks run with the build as it is: the programs must be there now
+            manifest = load_manifest(Path(job.build_dir))
+            check_programs(manifest)
+        labs = manifest.select(job.labs)
+        roster = [name for name, _ in find_students(Path(job.submissions), None, lambda text: print(text, flush=True))]
+        try:
+            key = signing.load_key(out)  # made here, once: the tasks must not race to create it
+        except (OSError, ValueError) as exc:
+            raise GraderError(f"{out}: cannot use the output folder's key ({exc})") from None
+        (out / "slurm" / "logs").mkdir(parents=True, exist_ok=True)
+        earlier = load_state(out / "slurm" / STATE_FILE)
+        if not self.dry_run:
+            check_idle([job for job in (earlier.array_job, earlier.merge_job) if job] if earlier else [])
+        unfinished = unfinished_students(out, roster, labs, key)
+        seed = job.seed if job.seed is not None else (earlier.seed if earlier else secrets.randbits(62))
+        state = Submitted(seed=seed, date=datetime.datetime.now().isoformat(timespec="seconds"), unfinished=unfinished)
+        plan = SlurmJobs(self.command, jobs.replace(job, seed=seed), self.settings, self.dry_run)
+        submit(plan, state, plan_shards(roster, unfinished, self.settings.tasks))
+        print_summary(state, roster, out, self.dry_run)
+        status = (wait_for(state.array_job, state.merge_job, out / "slurm" / "logs") if self.wait and not self.dry_run
+                  else ExitStatus.OK)
+        return ClassOutcome(status, seed)
 
 
 @dataclass

@@ -31,6 +31,8 @@ from .class_end import merge_class
 from .cgroups import cpu_list
 from .contract import EVENTS_FD_OPTION, JOB_OPTION, ExitStatus
 from .cpu_plan import siblings
+from .launch import ClassOutcome
+from .local_run import select
 from .manifest import GraderError
 from .policy import Policy
 from .paths import GRADE_PY
@@ -164,22 +166,29 @@ def run_workers(run_job: jobs.GradingJob, gpus: list[str], console: ev.Console,
     return failed
 
 
-def on_gpus(spec: str, job: jobs.GradingJob, manifest, policy: Policy, chosen, console: ev.Console,
-            worker_command: list[str] | None) -> ExitStatus:
-    """One worker process per GPU over the chosen students (workers.py), then the class outputs."""
-    gpus = list_gpus(spec)
-    signing.load_key(Path(job.out))   # made once here, not raced for by the workers
-    # The same inputs on every GPU; one run id: with --force each redoes what an earlier run graded,
-    # not what a sibling just did.
-    seed = job.seed if job.seed is not None else secrets.randbits(62)
-    run_job = jobs.replace(job, seed=seed, run=job.run or secrets.token_hex(8), build=False,
-                           build_dir=str(manifest.binary_dir), jobs=max(1, (job.jobs or 1) // len(gpus)),
-                           students=[name for name, _ in chosen.students])
-    console(ev.ClassStarted(students=len(chosen.students)))
-    failed = run_workers(run_job, gpus, console, worker_command)
-    status = merge_class(Path(job.out), manifest, chosen.folder, manifest.select(job.labs), policy, plots=job.plots)
-    print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
-    if failed:
-        print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
-        return status if status not in (ExitStatus.OK, ExitStatus.REFUSED) else ExitStatus.FAILED
-    return status
+class GpusLauncher:
+    """One worker process per GPU (`spec`: all, or indices/UUIDs) over the job's students, then the
+    class outputs. `command`: what a worker runs (default: this grade.py; tests: a simulated one)."""
+
+    def __init__(self, spec: str, manifest, policy: Policy, console: ev.Console, command: list[str] | None = None):
+        self.spec, self.manifest, self.policy, self.console, self.command = spec, manifest, policy, console, command
+
+    def run(self, job: jobs.GradingJob) -> ClassOutcome:
+        gpus = list_gpus(self.spec)
+        chosen = select(job, self.console)
+        signing.load_key(Path(job.out))   # made once here, not raced for by the workers
+        # The same inputs on every GPU; one run id: with --force each redoes what an earlier run
+        # graded, not what a sibling just did.
+        seed = job.seed if job.seed is not None else secrets.randbits(62)
+        run_job = jobs.replace(job, seed=seed, run=job.run or secrets.token_hex(8), build=False,
+                               build_dir=str(self.manifest.binary_dir), jobs=max(1, (job.jobs or 1) // len(gpus)),
+                               students=[name for name, _ in chosen.students])
+        self.console(ev.ClassStarted(students=len(chosen.students)))
+        failed = run_workers(run_job, gpus, self.console, self.command)
+        status = merge_class(Path(job.out), self.manifest, chosen.folder, self.manifest.select(job.labs), self.policy,
+                             plots=job.plots)
+        print(f"\ninputs: seed {seed} (replay a failure with --seed {seed})")
+        if failed:
+            print(f"{len(failed)} worker(s) failed: " + ", ".join(f"GPU {gpu} (exit {code})" for gpu, code in failed))
+            status = status if status not in (ExitStatus.OK, ExitStatus.REFUSED) else ExitStatus.FAILED
+        return ClassOutcome(status, seed, failed)

@@ -12,6 +12,7 @@ import unittest
 from pathlib import Path
 
 from grader.benchmark import clock_problem
+from grader.contract import SKIP_CODE
 from grader.sandbox import Sandbox
 from grader.toolchain import Toolchain
 from grader_tests import test_timekeeper as host_tests   # a module: its TestCase is not collected here again
@@ -63,10 +64,10 @@ class GpuTimekeeper(host_tests.RealTimekeeper):
 for _name in [n for n in vars(host_tests.RealTimekeeper) if n.startswith("test_")]:
     setattr(GpuTimekeeper, _name, None)
 
-if __name__ == "__main__":   # 77 (CTest's SKIP_RETURN_CODE) when every test was skipped, with why
+if __name__ == "__main__":   # the skip code (CTest's SKIP_RETURN_CODE) when every test was skipped, with why
     result = unittest.main(exit=False, verbosity=2).result
     for _test, why in result.skipped:
         print(f"SKIPPED: {why}")
     if not result.wasSuccessful():
         sys.exit(1)
-    sys.exit(77 if result.testsRun and len(result.skipped) == result.testsRun else 0)
+    sys.exit(SKIP_CODE if result.testsRun and len(result.skipped) == result.testsRun else 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs a test command that reads this source tree through git (a release, a copy of the tracked
-files) where git can read it as a checkout; elsewhere prints the reason and exits 77, which CTest
-reports as skipped (SKIP_RETURN_CODE 77), instead of failing.
+files) where git can read it as a checkout; elsewhere prints the reason and exits with the skip code
+(grading/contract.json), which CTest reports as skipped (SKIP_RETURN_CODE), instead of failing.
 
     python3 grading/grader_tests/needs_checkout.py COMMAND [ARG...]
 """
@@ -14,8 +14,9 @@ GRADING = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(GRADING))
 
 from grader.checkout import checkout_problem  # noqa: E402
+from grader.contract import SKIP_CODE  # noqa: E402
 
-SKIPPED = 77
+SKIPPED = SKIP_CODE
 
 
 def main(argv: list[str]) -> int:

@@ -7,7 +7,7 @@ and examples/check_report.py checks the report.
 
     python3 grading/grader_tests/report_fixture.py [--keep DIR]
 
-Exit status: check_report.py's (0, 1, or 77 when no browser is here).
+Exit status: check_report.py's (0, 1, or the skip code when no browser is here).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 # localhost (no systemd), the example class graded on the simulated toolchain by a job array and a
 # merge job, then compared with a one-process grading (slurm_cluster.py says what is checked).
 # It runs where Slurm is installed or installable: as root, it installs slurm-wlm and munge with
-# apt-get when they are missing. Elsewhere it is skipped (exit 77), the reason on a line that
-# starts with "SKIPPED:": not root (slurmd must run as root), no apt-get, no package mirror
+# apt-get when they are missing. Elsewhere it is skipped (the skip code of grading/contract.json),
+# the reason on a line that starts with "SKIPPED:": not root (slurmd must run as root), no apt-get, no package mirror
 # answering apt-get update (a machine without network), or no source offering the packages. A
 # mirror that answers and an install that still fails is a failure, not a skip
 # (test_slurm_install.py checks each case). Every daemon is stopped on the way out.
@@ -12,8 +12,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=${REDUCTION_PYTHON:-python3}
+. "$here/../../tools/skip_code.sh"   # $skip_code, CTest's SKIP_RETURN_CODE
 
-skip() { echo "SKIPPED: $*"; exit 77; }
+skip() { echo "SKIPPED: $*"; exit "$skip_code"; }
 
 # Installs slurm-wlm and munge, or skips when this machine cannot get them.
 install_slurm() {
@@ -82,7 +83,7 @@ stop() {
     kill "$munged_pid" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$munged_pid" 2>/dev/null || break; sleep 0.1; done
   fi
-  if [ "$status" != 0 ] && [ "$status" != 77 ]; then
+  if [ "$status" != 0 ] && [ "$status" != "$skip_code" ]; then
     for log in "$work"/slurmctld.log "$work"/slurmd.log; do
       [ -f "$log" ] && { echo "---- last lines of $log"; tail -n 25 "$log"; }
     done

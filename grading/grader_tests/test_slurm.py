@@ -13,7 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
-from grader import job, slurm
+from grader import job, slurm, slurm_queue
 from grader.contract import ExitStatus
 from grader.engine import Grader, Options
 from grader.manifest import GraderError
@@ -123,8 +123,8 @@ class TestWait(unittest.TestCase):
                                   (ExitStatus.REFUSED, "folders of the class folder were refused")):
                 (logs / "merge-11.status").write_text(f"{status}\n", encoding="ascii")
                 buffer = io.StringIO()
-                with mock.patch.object(slurm, "queued", return_value=set()), contextlib.redirect_stdout(buffer):
-                    self.assertEqual(slurm.wait_for(state, logs), status)
+                with mock.patch.object(slurm_queue, "queued", return_value=set()), contextlib.redirect_stdout(buffer):
+                    self.assertEqual(slurm_queue.wait_for(state.array_job, state.merge_job, logs), status)
                 self.assertIn(words, buffer.getvalue())
 
 

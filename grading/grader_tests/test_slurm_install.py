@@ -1,6 +1,6 @@
 """slurm_cluster.sh (CTest grader.slurm) where Slurm is missing: it installs slurm-wlm and munge,
-skips (exit 77, the reason on a SKIPPED: line) where they cannot be had, and fails where a mirror
-answers and apt-get still cannot install them. Run against a stub apt-get on a PATH without Slurm,
+skips (the skip code of grading/contract.json, the reason on a SKIPPED: line) where they cannot be
+had, and fails where a mirror answers and apt-get still cannot install them. Run against a stub apt-get on a PATH without Slurm,
 so the answer does not depend on this machine's network or packages; nothing is installed."""
 
 import os
@@ -10,10 +10,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from grader.contract import SKIP_CODE
 from grader_tests.helpers import GRADING
 
 SCRIPT = GRADING / "grader_tests" / "slurm_cluster.sh"
-SKIPPED = 77
+SKIPPED = SKIP_CODE
 TOOLS = ("id", "dirname", "grep", "tr", "tail", "head", "cat")   # what the script uses before it installs
 
 OFFLINE_UPDATE = """Err:1 http://deb.debian.org/debian bookworm InRelease

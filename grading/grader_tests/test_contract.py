@@ -1,0 +1,31 @@
+"""contract.json is the one home of what the grader's processes and languages agree on: each reader
+of it (Python, the shell's tools/skip_code.sh) gets the same values, and they are well formed."""
+
+import json
+import subprocess
+import unittest
+
+from grader import contract
+from grader_tests.helpers import GRADING
+
+
+class TestContract(unittest.TestCase):
+    def test_the_shell_reads_the_skip_code_python_reads(self):
+        said = subprocess.run(["bash", str(GRADING.parent / "tools" / "skip_code.sh")], capture_output=True, text=True)
+        self.assertEqual((said.returncode, said.stdout.strip()), (0, str(contract.SKIP_CODE)), said.stderr)
+        self.assertEqual(contract.SKIP_CODE, json.loads((GRADING / "contract.json").read_text())["skip_code"])
+
+    def test_exit_statuses_are_distinct_and_none_is_the_skip_code(self):
+        values = [status.value for status in contract.ExitStatus]
+        self.assertEqual(len(values), len(set(values)))
+        self.assertNotIn(contract.SKIP_CODE, values)
+        self.assertEqual(contract.ExitStatus.OK, 0)
+
+    def test_the_versions_are_positive_integers(self):
+        for version in (contract.JOB_VERSION, contract.EVENTS_VERSION, contract.RECORD_VERSION, contract.REPORT_VERSION):
+            self.assertIsInstance(version, int)
+            self.assertGreaterEqual(version, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
