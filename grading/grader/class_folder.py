@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .manifest import GraderError
 from .atomic_files import write_json
+from .events import Refused
 from .student_names import RESERVED_NAMES, name_problem, shown  # noqa: F401  (RESERVED_NAMES: one definition)
 
 REFUSED_FILE = "refused-folders.json"
@@ -90,9 +91,14 @@ def not_graded_lines(folder: ClassFolder) -> list[str]:
     return lines
 
 
+def refused_events(folder: ClassFolder) -> list[Refused]:
+    """A grading's first events: one per refused entry (its console line: a warning)."""
+    return [Refused(where=shown(str(folder.path)), name=entry.name, why=entry.why) for entry in folder.refused]
+
+
 def warnings(folder: ClassFolder) -> list[str]:
     """What the console says as a grading starts: a warning per refused entry."""
-    return [f'warning: {shown(str(folder.path))}/"{entry.name}" refused: {entry.why}' for entry in folder.refused]
+    return [event.text() for event in refused_events(folder)]
 
 
 def selected(folder: ClassFolder, wanted: list[str] | None) -> list[tuple[str, Path]]:

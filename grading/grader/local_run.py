@@ -12,7 +12,7 @@ from pathlib import Path
 from . import class_outputs
 from . import events as ev
 from .class_end import merge_class, not_graded_summary, print_self_details, self_check_status
-from .class_folder import ClassFolder, scan, selected, write_refused
+from .class_folder import ClassFolder, refused_events, scan, selected, write_refused
 from .contract import ExitStatus
 from .cpu_share import CpuShare
 from .engine import NO_GPU_MESSAGE, PUBLIC_SEED, Grader, Options
@@ -47,8 +47,8 @@ def select(job: GradingJob, emit: ev.Sink) -> Selection:
         return Selection([(SELF_NAME, Path(job.self_dir))])
     folder = scan(Path(job.submissions))
     if job.gpu is None:
-        for entry in folder.refused:
-            emit(ev.Refused(where=shown(str(folder.path)), name=entry.name, why=entry.why))
+        for event in refused_events(folder):
+            emit(event)
     if not folder.students:
         raise GraderError(f"{shown(job.submissions)}: no student folders")
     students = selected(folder, job.students)
