@@ -43,7 +43,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -58,6 +57,7 @@ from grader.libraries import parse_dependencies, refused_headers  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
 from grader.policy import Policy  # noqa: E402
 from grader.submission import split_regions  # noqa: E402
+from grader.verdicts import LETTERS  # noqa: E402
 from grader import student_names  # noqa: E402  (a name as a console or a README can show it)
 
 import attack_class  # noqa: E402
@@ -207,18 +207,15 @@ def spliced(folder: str, file: str, region: str) -> str:
 
 
 class Points:
-    """Each lab's correctness and performance points and the sanitizer penalties, from
-    grading/policy.toml (the defaults grade.py uses when a key is left out)."""
+    """Each lab's correctness and performance points and the sanitizer penalties, as grade.py reads
+    them: grading/policy.toml through the grader's own Policy (settings.py holds the defaults)."""
 
     def __init__(self, path: Path = POLICY):
-        policy = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        self.default = {"correctness": 10.0, "performance": 10.0, **policy.get("points", {})}
-        self.labs = policy.get("labs", {})
-        self.penalty = {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5,
-                        **policy.get("sanitizer", {}).get("penalty", {})}
+        self.policy = Policy.load(path if path.is_file() else None)
 
     def full(self, folder: str, kind: str) -> float:
-        return float(self.labs.get(folder, {}).get(kind, self.default[kind]))
+        lab = Lab(folder=folder, file="", module="")
+        return self.policy.correctness_points(lab) if kind == "correctness" else self.policy.performance_points(lab)
 
     def bounds(self, folder: str, kind: str, amount) -> list[float]:
         """[low, high] points of `kind` for an attack_class amount: FULL, ANY or a number."""
@@ -226,7 +223,7 @@ class Points:
         if amount == attack_class.ANY:
             return _range(0, full)
         if isinstance(amount, attack_class.Without):
-            return _range(0, full * max(0.0, 1.0 - sum(self.penalty[tool] for tool in amount.tools)))
+            return _range(0, full * max(0.0, 1.0 - sum(self.policy.penalty(tool) for tool in amount.tools)))
         return _range(full if amount == attack_class.FULL else float(amount))
 
 
@@ -306,7 +303,7 @@ def students_expected(labs, points: Points, roster: dict[str, Student]) -> dict:
                 entry["why"] += "; the edit outside the region is ignored and reported"
             correctness, performance = _range(0), _range(0)
             if entry["verdict"] == "PASSED":
-                lost = min(1.0, sum(points.penalty.get(tool, 0.0) for tool in entry.get("hazards", ())))
+                lost = min(1.0, sum(points.policy.penalty(tool) for tool in entry.get("hazards", ())))
                 correctness = _range(points.full(folder, "correctness") * (1 - lost))
                 full = points.full(folder, "performance")
                 performance = _range(0, full * 0.99) if entry.get("slow") else _range(full)
@@ -586,16 +583,12 @@ def write_class(kind: str, out: Path, **synthetic) -> dict:
 # ---------------------------------------------------------------------------------------------
 # README tables
 
-LETTER = {"PASSED": "P", "WRONG_ANSWER": "W", "RUNTIME_ERROR": "R", "TIMEOUT": "T", "COMPILE_ERROR": "C",
-          "MISSING": "M", "NOT_RUN": "N"}
-
-
 def example_table(expected: dict) -> str:
     labs = expected["labs"]
     lines = ["| student | " + " | ".join(folder[:2] for folder in labs) + " | what it shows |",
              "|---|" + "---|" * len(labs) + "---|"]
     for name, row in expected["students"].items():
-        cells = [LETTER[row[f]["verdict"]] + ("!" if row[f].get("hazards") else "") + ("~" if row[f].get("slow") else "")
+        cells = [LETTERS[row[f]["verdict"]] + ("!" if row[f].get("hazards") else "") + ("~" if row[f].get("slow") else "")
                  for f in labs]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {CLASS[name].about} |")
     lines += ["", "P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing; "
@@ -617,7 +610,7 @@ def _points(accept: list[dict]) -> str:
         named = f" naming \"{outcome['names']}\"" if outcome.get("names") else ""
         kinds = outcome.get("flags") or []
         flagged = f" (flagged {', '.join(kinds[:-1])}{' or ' if len(kinds) > 1 else ''}{kinds[-1]})" if kinds else ""
-        return f"{LETTER[outcome['verdict']]} {shown[0]}+{shown[1]}{named}{flagged}"
+        return f"{LETTERS[outcome['verdict']]} {shown[0]}+{shown[1]}{named}{flagged}"
     return " or ".join(one(outcome) for outcome in accept)
 
 

@@ -41,6 +41,7 @@ from grader.benchmark import paired_ratio, parse_size  # noqa: E402
 from grader.cpu_share import CpuShare  # noqa: E402
 from grader.manifest import GraderError, load_manifest  # noqa: E402
 from grader.policy import Policy  # noqa: E402
+from grader.settings import BenchmarkSettings  # noqa: E402
 from grader.sandbox import Limits, Sandbox  # noqa: E402
 from grader.toolchain import Toolchain  # noqa: E402
 from grader.toolkit import toolkit_of  # noqa: E402
@@ -118,12 +119,12 @@ def samples_of(args: argparse.Namespace, host: bool) -> int:
     if args.samples is not None:
         return args.samples
     bench = _benchmark_section(args.policy)
-    return int(bench["host_samples"] if host else bench["samples"])
+    return bench.host_samples if host else bench.samples
 
 
 @functools.cache
-def _benchmark_section(policy: Path) -> dict:
-    return Policy.load(policy).section("benchmark")   # read once: every run of a check asks
+def _benchmark_section(policy: Path) -> BenchmarkSettings:
+    return Policy.load(policy).benchmark   # read once: every run of a check asks
 
 
 def main(argv=None) -> int:

@@ -37,6 +37,7 @@ from .checks import TimedItem, TimingCheck, quote_module_message
 from .manifest import Lab, Manifest
 from .program_output import program_output
 from .records import LabBenchmark
+from .settings import BenchmarkSettings
 
 CONTRADICTED = "CONTRADICTED"   # timings.csv status: the timekeeper's clock contradicts the claimed times
 ROOF_TOLERANCE = 0.97   # a student's median below 97% of the roof's is impossible (the roof's own
@@ -110,20 +111,20 @@ def _row(who: str, cell: Cell, item: TimedItem, gpu: str, date: str) -> dict:
 class ClassTiming:
     """The timing runs of one grading run: reference runs shared between neighbouring students."""
 
-    def __init__(self, tools, manifest: Manifest, labs: list[Lab], config: dict, seed: int, work: Path, gpu: bool,
+    def __init__(self, tools, manifest: Manifest, labs: list[Lab], config: BenchmarkSettings, seed: int, work: Path, gpu: bool,
                  cache: Path):
         self.tools, self.manifest, self.config, self.seed, self.work, self.gpu = tools, manifest, config, seed, work, gpu
         self.cache = cache  # the run's expected sums (the timing buffers' are computed once a run)
         self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
         self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
-                      for type_ in config["types"] for size in config["sizes"]]
+                      for type_ in config.types for size in config.sizes]
         self._last: dict[str, tuple[dict, str]] = {}   # per part, the latest reference run: (by cell, device)
         self.problems: list[str] = []
 
     def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str):
         # A host part's runs get no GPU, as the host lab's test runs: nothing of it runs on the GPU.
         run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu and part == DEVICE,
-                              float(self.config["timeout_s"]), float(self.config["call_timeout_s"]), self.cache)
+                              self.config.timeout_s, self.config.call_timeout_s, self.cache)
         problems = [run.problem] if run.problem else []
         if run.process.timed_out or run.process.stalled:
             problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
@@ -132,9 +133,9 @@ class ClassTiming:
     def _plan(self, items: list[str], part: str) -> str:
         """A part's timing plan: the host part's calls are [benchmark] host_samples (a host loop's calls
         vary more from one to the next than a kernel's: policy.toml), the device part's samples."""
-        samples = self.config["host_samples"] if part == HOST else self.config["samples"]
-        return self.tools.timing_plan(self.seed, items, int(samples), int(self.config["warmup"]),
-                                      float(self.config["call_timeout_s"]))
+        samples = self.config.host_samples if part == HOST else self.config.samples
+        return self.tools.timing_plan(self.seed, items, samples, self.config.warmup,
+                                      self.config.call_timeout_s)
 
     def _reference(self, part: str, cells: list[Cell]) -> tuple[dict, str, list[str]]:
         """A trusted run of the references of `cells` and the baselines of their sizes."""
@@ -170,7 +171,7 @@ class ClassTiming:
         return outcome
 
     def _slack(self) -> tuple[float, float]:
-        return float(self.config["clock_slack_us"]), float(self.config["clock_slack_ratio"])
+        return self.config.clock_slack_us, self.config.clock_slack_ratio
 
     def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
                            outcome: Outcome, turn) -> tuple[dict, dict, dict, list[str]]:
@@ -218,7 +219,7 @@ class ClassTiming:
         reference_items, _ = _items(cells, self.manifest.reference_module, False, labs)
         run, reference = self.tools.time_paired(self._plan(items, HOST), self._plan(reference_items, HOST), self.work,
                                                 tuple(dict.fromkeys(modules[c.lab] for c in cells)),
-                                                float(self.config["timeout_s"]), float(self.config["call_timeout_s"]),
+                                                self.config.timeout_s, self.config.call_timeout_s,
                                                 self.cache)
         for timed, who in ((run, "student"), (reference, "reference")):
             if timed.problem:

@@ -33,7 +33,7 @@ def not_graded_summary(out: Path, folder: ClassFolder, status: bool = True) -> s
 
 def merge_class(out: Path, manifest, folder: ClassFolder, labs, policy: Policy, plots: bool = True) -> ExitStatus:
     roster = [name for name, _ in folder.students]
-    merged = merge(out, manifest.labs, roster, plots, leaderboard=bool(policy.section("gradescope")["leaderboard"]))
+    merged = merge(out, manifest.labs, roster, plots, leaderboard=policy.gradescope.leaderboard)
     print(summary_table(merged.records, labs))
     print(f"\nclass outputs: {out}/gradebook.csv, timings.csv, junit.xml, gradescope/; {merged.plots}")
     if folder.not_graded:

@@ -30,6 +30,10 @@ EVENTS_VERSION: int = _CONTRACT["events"]["version"]
 RECORD_VERSION: int = _CONTRACT["student_record"]["version"]
 SKIP_CODE: int = _CONTRACT["skip_code"]   # CTest's SKIP_RETURN_CODE: a test that cannot run here
 EVENTS_FD_OPTION: str = _CONTRACT["events"]["fd_option"]
+VERDICT_ORDER: tuple[str, ...] = tuple(_CONTRACT["verdicts"]["order"])
+VERDICT_LETTERS: dict[str, str] = _CONTRACT["verdicts"]["letters"]
+VERDICT_WORDS: dict[str, str] = _CONTRACT["verdicts"]["words"]
+VERDICT_MARKS: dict[str, str] = _CONTRACT["verdicts"]["marks"]
 
 ExitStatus = IntEnum("ExitStatus", {name.upper(): code for name, code in _CONTRACT["grade_exit"].items()
                                     if name != "comment"})

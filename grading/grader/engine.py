@@ -187,9 +187,9 @@ class Grader:
             result.sanitizer_missing, result.sanitizer_note = True, self.sanitizer_why
             self.note(f"WARNING: {self.sanitizer_why}: sanitizer checks skipped for this grading (no penalty). A "
                       "grader problem: see docs/grading-security.md, \"compute-sanitizer's own log\".")
-        self.gpu_slots = threading.Semaphore(max(1, int(self.policy.section("tests")["concurrency"])))
+        self.gpu_slots = threading.Semaphore(max(1, self.policy.tests.concurrency))
         self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
-                                            self.policy.section("benchmark"), self.seed, self._run_folder() / "timing",
+                                            self.policy.benchmark, self.seed, self._run_folder() / "timing",
                                             self.gpu, self.expectations)
 
     def _grade_in_flight(self, todo: list[tuple[int, str, Path]], total: int, names: list[str],
@@ -223,7 +223,7 @@ class Grader:
                                               self._leaderboard(), graded={name})
 
     def _leaderboard(self) -> bool:
-        return bool(self.policy.section("gradescope")["leaderboard"])
+        return self.policy.gradescope.leaderboard
 
     def _run_folder(self) -> Path:
         """This run's plans, expected sums and timing files: per seed, and per grader when several share OUT."""
@@ -234,8 +234,8 @@ class Grader:
         """The run's test plans and expected sums, written by the trusted checker once for the class."""
         folder = self._run_folder()
         self.expectations = folder / "expected.txt"
-        tests = self.policy.section("tests")
-        large = self.options.large or bool(tests.get("large"))
+        tests = self.policy.tests
+        large = self.options.large or tests.large
         for lab in self.options.labs:
             if not (lab.host or self.gpu):
                 continue
@@ -247,7 +247,7 @@ class Grader:
             if self.sanitizer_ok and not lab.host:
                 small = folder / f"{lab.folder}.sanitize.plan"
                 if not small.is_file():
-                    self.tools.make_plan(lab, self.seed, small, cases=list(self.policy.section("sanitizer")["cases"]))
+                    self.tools.make_plan(lab, self.seed, small, cases=list(self.policy.sanitizer.cases))
                 self.sanitizer_plans[lab.folder] = small
 
     def _sanitizer_self_test(self) -> str:
@@ -258,14 +258,14 @@ class Grader:
         module = self.manifest.reference_module(lab) if lab else None
         if module is None or not module.is_file():
             return ""
-        config = self.policy.section("sanitizer")
+        config = self.policy.sanitizer
 
         def run(tool: str):
             return self.tools.run_sanitizer(SELF_TEST, lab, tool, module, self.sanitizer_plans[lab.folder],
-                                            float(config["timeout_s"]), float(config["call_timeout_s"]))
-        problem = self_test(run, config["tools"], f"the reference of {lab.folder}")
+                                            config.timeout_s, config.call_timeout_s)
+        problem = self_test(run, config.tools, f"the reference of {lab.folder}")
         if not problem:
-            self.note(f"sanitizer: {', '.join(config['tools'])} report on a log of their own (self-test on the reference "
+            self.note(f"sanitizer: {', '.join(config.tools)} report on a log of their own (self-test on the reference "
                      f"of {lab.folder}: clean)")
         return problem
 
@@ -290,13 +290,13 @@ class Grader:
         earlier = earlier if earlier and earlier.complete else None  # the labs not graded now are carried over
         shutil.rmtree(work, ignore_errors=True)  # no module of an earlier grading may be run
         submission = collect(name, root, self.options.labs)
-        bench = self.policy.section("benchmark")
+        bench = self.policy.benchmark
         record = StudentRecord(
             student=name, grader=GRADER_VERSION, started=now(), date=datetime.date.today().isoformat(),
             submission=str(root), policy=self.policy.path, seed=str(self.seed), sandbox=self.tools.sandbox_status(),
             machine={"gpu": self.gpu, "sanitizer": self.sanitizer_ok}, ignored=submission.ignored, run=self.run,
-            benchmark=BenchmarkInfo(types=list(bench["types"]), sizes=list(bench["sizes"]),
-                                    sizes_n=[benchmark.parse_size(s) for s in bench["sizes"]]))
+            benchmark=BenchmarkInfo(types=list(bench.types), sizes=list(bench.sizes),
+                                    sizes_n=[benchmark.parse_size(s) for s in bench.sizes]))
         if not self.gpu:
             record.notes.append(NO_GPU_MESSAGE)
         record.notes += [f"ignored: {path}" for path in submission.ignored]

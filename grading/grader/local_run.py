@@ -68,7 +68,7 @@ def skeleton_dirs(manifest) -> list[Path]:
 
 
 def options_of(job: GradingJob, manifest, policy: Policy) -> Options:
-    in_flight = job.in_flight if job.in_flight is not None else int(policy.section("pipeline")["students"])
+    in_flight = job.in_flight if job.in_flight is not None else policy.pipeline.students
     return Options(labs=manifest.select(job.labs), jobs=max(1, job.jobs or os.cpu_count() or 2), sanitizer=job.sanitizer,
                    bench=job.bench, force=job.force or job.self_check, large=job.large, self_check=job.self_check,
                    in_flight=1 if job.self_check else max(1, in_flight),
@@ -81,14 +81,14 @@ def real_toolchain(job: GradingJob, manifest, policy: Policy) -> Toolchain:
     tree (reference modules), the outputs and the other submissions."""
     hidden = [REPO, manifest.source_dir, manifest.binary_dir, job.out, manifest.reference_dir or REPO,
               job.submissions or job.self_dir]
-    limits = policy.section("sandbox")
-    large = job.large or policy.section("tests")["large"]
+    limits = policy.sandbox
+    large = job.large or policy.tests.large
     # The CUDA toolkit's libraries are looked for too, wherever it is (outside /usr and /opt, say).
     toolkit = [toolkit_of(manifest.nvcc).root] if manifest.nvcc else []
     return Toolchain(manifest, Sandbox.detect((Path(p).resolve() for p in hidden), toolkit),
-                     Limits(file_bytes=int(limits["output_mib"]) << 20, processes=int(limits["processes"]),
-                            memory_bytes=int(limits["large_memory_gib" if large else "memory_gib"]) << 30),
-                     allow_cccl=bool(policy.section("compile")["allow_cccl"]), cpu_share=CpuShare.detect())
+                     Limits(file_bytes=limits.output_mib << 20, processes=limits.processes,
+                            memory_bytes=(limits.large_memory_gib if large else limits.memory_gib) << 30),
+                     allow_cccl=policy.compile.allow_cccl, cpu_share=CpuShare.detect())
 
 
 def grade_here(job: GradingJob, manifest, policy: Policy, chosen: Selection, emit: ev.Sink,

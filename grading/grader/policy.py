@@ -1,79 +1,46 @@
 """The grading policy: points, the performance credit curve, sanitizer penalties, limits.
 
-Read from a TOML file (grading/policy.toml documents every key); anything the file leaves out
-takes the default below, so an empty file is a valid policy.
+Its settings are typed sections (settings.py), each with its one default; a TOML file
+(grading/policy.toml, rendered from them) overrides any of them, and anything it leaves out keeps
+its default, so an empty file is a valid policy. Every value is checked once, here, at load.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import tomllib
-from dataclasses import dataclass
+import types
+import typing
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .libraries import CG_COLLECTIVES, CUB, THRUST, Library
 from .manifest import GraderError, Lab
-
-DEFAULTS: dict = {
-    "points": {"correctness": 10.0, "performance": 10.0},
-    "performance": {
-        "full_credit_ratio": 1.2,
-        "zero_credit_ratio": 10.0,
-        "scale": "reference",        # above full_credit_ratio: credit = 1/ratio ("threshold": full/ratio)
-        "statistic": "median",       # over the benchmarked (type, n) rows: "median", "mean", "max"
-    },
-    "labs": {"01_host_sum": {"performance": 0.0}, "11_single_pass": {"bonus": True},
-             "12_any_operator": {"bonus": True}},
-    "compile": {"timeout_s": 120.0, "allow_cccl": False, "refuse_cg_collectives": [2, 3, 4, 5, 6, 7, 8, 9, 10]},
-    "tests": {"timeout_s": 300.0, "call_timeout_s": 20.0, "concurrency": 8, "large": False},
-    "pipeline": {"students": 4, "retry_alone_s": 600.0},
-    "sanitizer": {
-        "tools": ["memcheck", "racecheck", "synccheck"],
-        "cases": ["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33", "float mixed_sign 65535"],
-        "timeout_s": 90.0,
-        "call_timeout_s": 60.0,
-        "penalty": {"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5},
-    },
-    "benchmark": {"sizes": ["2^24"], "types": ["float", "int"], "samples": 25, "host_samples": 200, "warmup": 3,
-                  "timeout_s": 900.0, "call_timeout_s": 20.0, "clock_slack_us": 25.0, "clock_slack_ratio": 0.15},
-    "sandbox": {"output_mib": 64, "processes": 512, "memory_gib": 8, "large_memory_gib": 48},
-    "gradescope": {"leaderboard": False},   # per-lab time ratios in each results.json's "leaderboard"
-    "slurm": {"tasks": 4, "partition": "", "account": "", "time": "04:00:00", "merge_time": "00:30:00",
-              "gpus_per_task": 1, "cpus_per_task": 8, "sbatch_args": []},
-}
-
-SCALES = ("reference", "threshold")
-STATISTICS = ("median", "mean", "max")
-
-
-FREE_TABLES = ("labs.", "sanitizer.penalty.")  # tables whose keys are names (labs, tools), not settings
-
-
-def _merge(base: dict, override: dict, where: str) -> dict:
-    merged = copy.deepcopy(base)
-    for key, value in override.items():
-        free = where in FREE_TABLES
-        if not free and key not in merged:
-            raise GraderError(f"policy: unknown key '{where}{key}' (see grading/policy.toml)")
-        if isinstance(merged.get(key), dict) or (free and isinstance(value, dict)):
-            if not isinstance(value, dict):
-                raise GraderError(f"policy: '{where}{key}' must be a table")
-            merged[key] = _merge(merged.get(key, {}), value, f"{where}{key}.") if not free else \
-                {**merged.get(key, {}), **value}
-        else:
-            merged[key] = value
-    return merged
+from .settings import (DEFAULT_LABS, SECTIONS, BenchmarkSettings, CompileSettings, GradescopeSettings, LabSettings,
+                       PerformanceSettings, PipelineSettings, PointsSettings, SandboxSettings, SanitizerSettings,
+                       SlurmSettings, TestsSettings)
 
 
 @dataclass
 class Policy:
-    data: dict
-    path: str = "(defaults)"
+    points: PointsSettings = field(default_factory=PointsSettings)
+    performance: PerformanceSettings = field(default_factory=PerformanceSettings)
+    labs: dict[str, LabSettings] = field(default_factory=lambda: copy.deepcopy(DEFAULT_LABS))
+    compile: CompileSettings = field(default_factory=CompileSettings)
+    tests: TestsSettings = field(default_factory=TestsSettings)
+    pipeline: PipelineSettings = field(default_factory=PipelineSettings)
+    sanitizer: SanitizerSettings = field(default_factory=SanitizerSettings)
+    benchmark: BenchmarkSettings = field(default_factory=BenchmarkSettings)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    gradescope: GradescopeSettings = field(default_factory=GradescopeSettings)
+    slurm: SlurmSettings = field(default_factory=SlurmSettings)
+    path: str = field(default="(defaults)", compare=False)
 
     @classmethod
     def load(cls, path: Path | None) -> "Policy":
         if path is None:
-            return cls(copy.deepcopy(DEFAULTS))
+            return cls()
         try:
             with open(path, "rb") as handle:
                 override = tomllib.load(handle)
@@ -81,85 +48,60 @@ class Policy:
             raise GraderError(f"{path}: policy file not found") from None
         except tomllib.TOMLDecodeError as exc:
             raise GraderError(f"{path}: invalid TOML ({exc})") from None
-        policy = cls(_merge(DEFAULTS, override, ""), str(path))
-        policy.validate()
-        return policy
+        return cls.from_dict(override, str(path))
 
     @classmethod
-    def from_dict(cls, override: dict) -> "Policy":
-        policy = cls(_merge(DEFAULTS, override, ""), "(inline)")
-        policy.validate()
+    def from_dict(cls, override: dict, path: str = "(inline)") -> "Policy":
+        policy = cls(path=path)
+        for name, table in override.items():
+            if name not in dict(SECTIONS):
+                raise GraderError(f"policy: unknown key '{name}' (see grading/policy.toml)")
+            if not isinstance(table, dict):
+                raise GraderError(f"policy: '{name}' must be a table")
+            if name == "labs":
+                for key, entry in table.items():
+                    if not isinstance(entry, dict):
+                        raise GraderError(f"policy: [labs.{key}] must be a table")
+                    policy.labs[key] = _section(policy.labs.get(key, LabSettings()), entry, f"labs.{key}")
+            else:
+                setattr(policy, name, _section(getattr(policy, name), table, name))
+        policy.performance.check()
         return policy
 
-    def validate(self) -> None:
-        perf = self.data["performance"]
-        if not 0 < perf["full_credit_ratio"] <= perf["zero_credit_ratio"]:
-            raise GraderError("policy: need 0 < performance.full_credit_ratio <= performance.zero_credit_ratio")
-        if perf["scale"] not in SCALES:
-            raise GraderError(f"policy: performance.scale must be one of {', '.join(SCALES)}")
-        if perf["statistic"] not in STATISTICS:
-            raise GraderError(f"policy: performance.statistic must be one of {', '.join(STATISTICS)}")
-        for key, value in self.data["labs"].items():
-            if not isinstance(value, dict) or set(value) - {"correctness", "performance", "bonus"}:
-                raise GraderError(f"policy: [labs.{key}] may set only 'correctness', 'performance' and 'bonus'")
-            if not isinstance(value.get("bonus", False), bool):
-                raise GraderError(f"policy: [labs.{key}] bonus must be true or false")
-        bench = self.data["benchmark"]
-        if not (all(isinstance(bench[key], int) and not isinstance(bench[key], bool) and 5 <= bench[key] <= 1000
-                    for key in ("samples", "host_samples")) and 0 <= bench["warmup"] <= 100):
-            raise GraderError("policy: benchmark.samples and benchmark.host_samples must be 5..1000 and "
-                              "benchmark.warmup 0..100")
-        if not all(isinstance(bench[key], (int, float)) and not isinstance(bench[key], bool) and bench[key] >= 0
-                   for key in ("clock_slack_us", "clock_slack_ratio")):
-            raise GraderError("policy: benchmark.clock_slack_us and benchmark.clock_slack_ratio must be numbers >= 0")
-        if not isinstance(self.data["gradescope"]["leaderboard"], bool):
-            raise GraderError("policy: gradescope.leaderboard must be true or false")
-        students = self.data["pipeline"]["students"]
-        if not (isinstance(students, int) and 1 <= students <= 64):
-            raise GraderError("policy: pipeline.students must be an integer 1..64")
-        compile_section = self.data["compile"]
-        if not isinstance(compile_section["allow_cccl"], bool):
-            raise GraderError("policy: compile.allow_cccl must be true or false")
-        labs = compile_section["refuse_cg_collectives"]
-        if not (isinstance(labs, list) and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99
-                                               for n in labs)):
-            raise GraderError("policy: compile.refuse_cg_collectives must be a list of lab numbers, e.g. [2, 3]")
-        retry = self.data["pipeline"]["retry_alone_s"]
-        if isinstance(retry, bool) or not isinstance(retry, (int, float)) or retry < 0:
-            raise GraderError("policy: pipeline.retry_alone_s must be a number of seconds >= 0")
-        unknown = set(self.data["sanitizer"]["tools"]) - {"memcheck", "racecheck", "synccheck", "initcheck"}
-        if unknown:
-            raise GraderError(f"policy: unknown sanitizer tool(s) {', '.join(sorted(unknown))}")
-
-    def _lab_entry(self, lab: Lab) -> dict:
+    def _lab_entry(self, lab: Lab) -> LabSettings:
         """The lab's settings from [labs.NN_name], [labs.NN] and [labs.N], merged in that order: the
         defaults are keyed by folder, so a table keyed by number must be able to override them."""
-        labs = self.data["labs"]
-        return {**labs.get(lab.folder, {}), **labs.get(f"{lab.number:02d}", {}), **labs.get(str(lab.number), {})}
+        merged: dict = {}
+        for key in (lab.folder, f"{lab.number:02d}", str(lab.number)):
+            entry = self.labs.get(key)
+            if entry is not None:
+                merged.update({k: v for k, v in dataclasses.asdict(entry).items() if v is not None})
+        return LabSettings(**merged)
 
     def correctness_points(self, lab: Lab) -> float:
-        return float(self._lab_entry(lab).get("correctness", self.data["points"]["correctness"]))
+        value = self._lab_entry(lab).correctness
+        return float(self.points.correctness if value is None else value)
 
     def performance_points(self, lab: Lab) -> float:
-        return float(self._lab_entry(lab).get("performance", self.data["points"]["performance"]))
+        value = self._lab_entry(lab).performance
+        return float(self.points.performance if value is None else value)
 
     def is_bonus(self, lab: Lab) -> bool:
         """A bonus lab's points count in the total but not in the maximum."""
-        return bool(self._lab_entry(lab).get("bonus", False))
+        return bool(self._lab_entry(lab).bonus)
 
     def performance_fraction(self, ratio: float) -> float:
         """Share of the performance points for a time of `ratio` x the reference's."""
-        perf = self.data["performance"]
-        full, zero = perf["full_credit_ratio"], perf["zero_credit_ratio"]
+        full, zero = self.performance.full_credit_ratio, self.performance.zero_credit_ratio
         if ratio <= full:
             return 1.0
         if ratio > zero:
             return 0.0
-        return (full / ratio) if perf["scale"] == "threshold" else (1.0 / ratio)
+        return (full / ratio) if self.performance.scale == "threshold" else (1.0 / ratio)
 
     def combine_ratios(self, ratios: list[float]) -> float:
         values = sorted(ratios)
-        statistic = self.data["performance"]["statistic"]
+        statistic = self.performance.statistic
         if statistic == "max":
             return values[-1]
         if statistic == "mean":
@@ -171,12 +113,53 @@ class Policy:
         """The library reductions `lab` may not include (libraries.py): CUB and Thrust unless
         [compile] allow_cccl, cooperative groups' collectives in the labs [compile]
         refuse_cg_collectives lists."""
-        section = self.data["compile"]
-        refused = () if section["allow_cccl"] else (CUB, THRUST)
-        return refused + ((CG_COLLECTIVES,) if lab.number in section["refuse_cg_collectives"] else ())
+        refused = () if self.compile.allow_cccl else (CUB, THRUST)
+        return refused + ((CG_COLLECTIVES,) if lab.number in self.compile.refuse_cg_collectives else ())
 
     def penalty(self, tool: str) -> float:
-        return float(self.data["sanitizer"]["penalty"].get(tool, 0.0))
+        return float(self.sanitizer.penalty.get(tool, 0.0))
 
-    def section(self, name: str) -> dict:
-        return self.data[name]
+
+def _section(base, table: dict, where: str):
+    """`base` (a settings dataclass) with `table`'s values, each checked against its field."""
+    fields = {f.name: f for f in dataclasses.fields(base)}
+    hints = typing.get_type_hints(type(base))
+    changes = {}
+    for key, value in table.items():
+        if key not in fields:
+            raise GraderError(f"policy: unknown key '{where}.{key}' (see grading/policy.toml)")
+        checked = _checked(hints[key], value, f"{where}.{key}", fields[key].metadata)
+        if isinstance(checked, dict):   # a table of names (sanitizer.penalty): merged with the default's
+            checked = {**getattr(base, key), **checked}
+        changes[key] = checked
+    return dataclasses.replace(base, **changes)
+
+
+def _checked(hint, value, where: str, meta):
+    """`value` as a `hint`, or a GraderError that says what the setting takes."""
+    if isinstance(hint, types.UnionType):   # X | None: TOML has no None, so the file gives an X
+        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is list:
+        if not isinstance(value, list):
+            raise GraderError(f"policy: {where} must be a list")
+        return [_checked(args[0], item, where, meta) for item in value]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise GraderError(f"policy: {where} must be a table")
+        return {key: _checked(args[1], item, f"{where}.{key}", meta) for key, item in value.items()}
+    numeric = hint in (int, float) and not isinstance(value, bool)
+    if hint is float and numeric and isinstance(value, (int, float)):
+        value = float(value)
+    elif not (isinstance(value, hint) and (numeric or hint in (bool, str))):
+        raise GraderError(f"policy: {where} must be {_KINDS[hint]}")
+    low, high = meta.get("low"), meta.get("high")
+    if (low is not None and value < low) or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise GraderError(f"policy: {where} must be {span}")
+    if meta.get("choices") and value not in meta["choices"]:
+        raise GraderError(f"policy: {where} must be one of {', '.join(meta['choices'])}")
+    return value
+
+
+_KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}

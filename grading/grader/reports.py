@@ -28,7 +28,8 @@ from .records import LabRecord, StudentRecord
 from .student_names import padded, shown, width
 from .sanitizer_findings import FINDINGS
 from .student_paths import gradescope_folder
-from .verdicts import COMPILE_ERROR, LEGEND, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT
+from .verdicts import (COMPILE_ERROR, HAZARD_MARK, LEGEND, LETTERS, MISSING, NOT_RUN, PASSED, REFUSED_TIME_MARK,
+                       RUNTIME_ERROR, TIMEOUT)
 
 SHARED_OWNERS = (REFERENCE, BASELINE)  # rows every student's benchmark run measures again
 
@@ -294,9 +295,9 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
                 continue
             letter = LETTERS.get(entry.verdict, "?")
             if entry.sanitizer.hazards:
-                letter += "!"
+                letter += HAZARD_MARK
             elif entry.benchmark.time_refused:
-                letter += "?"
+                letter += REFUSED_TIME_MARK
             cells.append(f"{letter:>3}")
         total_text = (f"{format_points(record.total)}/{format_points(record.max_total)}" if record.total is not None
                       else "n/a")

@@ -17,6 +17,7 @@ inputs, and every submission's job ids land in OUT/slurm/submitted.json.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import re
@@ -38,6 +39,7 @@ from .slurm_queue import check_idle, wait_for
 from .paths import DEFAULT_POLICY, GRADE_PY
 from .manifest import GraderError, Lab, check_programs, load_manifest
 from .policy import Policy
+from .settings import SlurmSettings
 
 STATE_FILE = "submitted.json"
 SAFE_VALUE = re.compile(r"[A-Za-z0-9_.:,=+@/-]*")     # what goes on a #SBATCH line: no space, quote or newline
@@ -53,47 +55,40 @@ Run the same command again to resume: complete students are skipped. See docs/sl
 """
 
 
-@dataclass
-class SlurmSettings:
-    """The [slurm] section of the policy, overridden by the command line."""
-    tasks: int
-    partition: str
-    account: str
-    time: str
-    merge_time: str
-    gpus_per_task: int
-    cpus_per_task: int
-    sbatch_args: list[str]
+OVERRIDES = ("tasks", "partition", "account", "time", "merge_time", "gpus_per_task", "cpus_per_task")
 
-    @classmethod
-    def resolve(cls, section: dict, args: argparse.Namespace) -> "SlurmSettings":
-        pick = lambda name: getattr(args, name) if getattr(args, name) is not None else section[name]  # noqa: E731
-        settings = cls(tasks=pick("tasks"), partition=pick("partition"), account=pick("account"), time=pick("time"),
-                       merge_time=pick("merge_time"), gpus_per_task=pick("gpus_per_task"),
-                       cpus_per_task=pick("cpus_per_task"),
-                       sbatch_args=list(section["sbatch_args"]) + list(args.sbatch_arg or []))
-        settings.check()
-        return settings
 
-    def check(self) -> None:
-        if not (isinstance(self.tasks, int) and self.tasks >= 1):
-            raise GraderError("slurm: tasks must be 1 or more")
-        for name in ("gpus_per_task", "cpus_per_task"):
-            if not (isinstance(getattr(self, name), int) and getattr(self, name) >= 0):
-                raise GraderError(f"slurm: {name} must be 0 or more (0: not requested)")
-        for name in ("partition", "account", "time", "merge_time"):
-            if not (isinstance(getattr(self, name), str) and SAFE_VALUE.fullmatch(getattr(self, name))):
-                raise GraderError(f"slurm: {name} {getattr(self, name)!r} is not a plain Slurm value")
-        for arg in self.sbatch_args:
-            if not (isinstance(arg, str) and arg.startswith("-") and "\n" not in arg and "\r" not in arg):
-                raise GraderError(f"slurm: sbatch argument {arg!r} must be one option on one line, e.g. --mem=64G")
+def resolve_settings(section: SlurmSettings, args: argparse.Namespace) -> SlurmSettings:
+    """The policy's [slurm] section with the command line's values over it, checked for sbatch lines."""
+    given = {name: getattr(args, name) for name in OVERRIDES if getattr(args, name) is not None}
+    settings = dataclasses.replace(section, **given,
+                                   sbatch_args=list(section.sbatch_args) + list(args.sbatch_arg or []))
+    check_settings(settings)
+    return settings
 
-    def common_lines(self, time_limit: str) -> list[str]:
-        """#SBATCH options both jobs take (GPUs are only the array's)."""
-        lines = [f"--time={time_limit}"] if time_limit else []
-        lines += [f"--partition={self.partition}"] if self.partition else []
-        lines += [f"--account={self.account}"] if self.account else []
-        return lines + self.sbatch_args
+
+def check_settings(settings: SlurmSettings) -> None:
+    """What the policy's checks cannot see: the command line's values, and what breaks a #SBATCH line."""
+    if not (isinstance(settings.tasks, int) and settings.tasks >= 1):
+        raise GraderError("slurm: tasks must be 1 or more")
+    for name in ("gpus_per_task", "cpus_per_task"):
+        if not (isinstance(getattr(settings, name), int) and getattr(settings, name) >= 0):
+            raise GraderError(f"slurm: {name} must be 0 or more (0: not requested)")
+    for name in ("partition", "account", "time", "merge_time"):
+        if not (isinstance(getattr(settings, name), str) and SAFE_VALUE.fullmatch(getattr(settings, name))):
+            raise GraderError(f"slurm: {name} {getattr(settings, name)!r} is not a plain Slurm value")
+    for arg in settings.sbatch_args:
+        if not (isinstance(arg, str) and arg.startswith("-") and "\n" not in arg and "\r" not in arg):
+            raise GraderError(f"slurm: sbatch argument {arg!r} must be one option on one line, e.g. --mem=64G")
+
+
+def common_lines(settings: SlurmSettings, time_limit: str) -> list[str]:
+    """#SBATCH options both jobs take (GPUs are only the array's)."""
+    lines = [f"--time={time_limit}"] if time_limit else []
+    lines += [f"--partition={settings.partition}"] if settings.partition else []
+    lines += [f"--account={settings.account}"] if settings.account else []
+    return lines + settings.sbatch_args
+
 
 
 @dataclass
@@ -190,7 +185,7 @@ def task_script(command: list[str], job_file: Path, submissions: Path, out: Path
                 settings: SlurmSettings) -> str:
     job, logs = _checked(job_file, out / "slurm" / "logs")
     options = [f"--array={shards.array_spec()}", f"--output={logs}/grade-%A_%a.out"]
-    options += settings.common_lines(settings.time)
+    options += common_lines(settings, settings.time)
     if settings.gpus_per_task:  # only when asked: a cluster without GPUs refuses the job at submission
         options += ["--ntasks=1", f"--gpus-per-task={settings.gpus_per_task}"]
     if settings.cpus_per_task:
@@ -204,7 +199,7 @@ def task_script(command: list[str], job_file: Path, submissions: Path, out: Path
 
 def merge_script(command: list[str], job_file: Path, out: Path, settings: SlurmSettings) -> str:
     job, logs = map(shlex.quote, _checked(job_file, out / "slurm" / "logs"))
-    options = [f"--output={out}/slurm/logs/merge-%j.out"] + settings.common_lines(settings.merge_time)
+    options = [f"--output={out}/slurm/logs/merge-%j.out"] + common_lines(settings, settings.merge_time)
     body = (f"set -u\n{shlex.join(command)} {JOB_OPTION} {job}\n"
             "status=$?\n"
             f"echo \"$status\" > {logs}/merge-\"$SLURM_JOB_ID\".status  # --wait reads it (no accounting needed)\n"
@@ -239,7 +234,7 @@ def main(argv=None, manifest=None) -> int:
     try:
         out, submissions, build = args.out.resolve(), args.submissions.resolve(), args.build_dir.resolve()
         policy_path = args.policy or (DEFAULT_POLICY if DEFAULT_POLICY.is_file() else None)
-        settings = SlurmSettings.resolve(Policy.load(policy_path).section("slurm"), args)
+        settings = resolve_settings(Policy.load(policy_path).slurm, args)
         command = shlex.split(args.grade_command) if args.grade_command else [sys.executable, str(GRADE_PY)]
         job = jobs.replace(jobs.from_args(args, build_dir=build, out=out, submissions=submissions),
                            build=False)   # the tasks use the build as it is

@@ -12,22 +12,26 @@ import signal
 from dataclasses import dataclass, field
 
 from .checks import TestCheck, quote_module_message
-from .contract import RUNNER_EXIT_WATCHDOG
+from .contract import RUNNER_EXIT_WATCHDOG, VERDICT_LETTERS, VERDICT_MARKS, VERDICT_ORDER, VERDICT_WORDS
 
-# Verdicts, from best to worst as far as the summary letters go.
-PASSED = "PASSED"
-WRONG_ANSWER = "WRONG_ANSWER"
-RUNTIME_ERROR = "RUNTIME_ERROR"
-TIMEOUT = "TIMEOUT"
-COMPILE_ERROR = "COMPILE_ERROR"
-MISSING = "MISSING"
-NOT_RUN = "NOT_RUN"
-VERDICTS = (PASSED, WRONG_ANSWER, RUNTIME_ERROR, TIMEOUT, COMPILE_ERROR, MISSING, NOT_RUN)
-LETTERS = {PASSED: "P", WRONG_ANSWER: "W", RUNTIME_ERROR: "R", TIMEOUT: "T", COMPILE_ERROR: "C",
-           MISSING: "M", NOT_RUN: "N"}
+# Verdicts, from best to worst, their summary letters and words: contract.json "verdicts".
+VERDICTS = VERDICT_ORDER
+LETTERS, WORDS = VERDICT_LETTERS, VERDICT_WORDS
+HAZARD_MARK, REFUSED_TIME_MARK = VERDICT_MARKS["hazard"], VERDICT_MARKS["refused_time"]
+
+
+def _verdict(name: str) -> str:
+    if name not in VERDICTS:
+        raise ImportError(f"contract.json verdicts: no {name}")
+    return name
+
+
+PASSED, WRONG_ANSWER, RUNTIME_ERROR = _verdict("PASSED"), _verdict("WRONG_ANSWER"), _verdict("RUNTIME_ERROR")
+TIMEOUT, COMPILE_ERROR = _verdict("TIMEOUT"), _verdict("COMPILE_ERROR")
+MISSING, NOT_RUN = _verdict("MISSING"), _verdict("NOT_RUN")
 # The letters' legend, as the console summary and the class report print it.
-LEGEND = ("P passed, W wrong answer, R runtime error, T timeout, C compile error, M missing, N not run (no GPU); "
-          "! sanitizer finding; ? a time the grader refused: below the read roof, or contradicted by its clock "
+LEGEND = (", ".join(f"{LETTERS[v]} {WORDS[v]}" for v in VERDICTS) + f"; {HAZARD_MARK} sanitizer finding; "
+          f"{REFUSED_TIME_MARK} a time the grader refused: below the read roof, or contradicted by its clock "
           "(no performance points)")
 
 EXIT_WATCHDOG = RUNNER_EXIT_WATCHDOG  # the runner's own per-call deadline

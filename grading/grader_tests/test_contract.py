@@ -26,6 +26,21 @@ class TestContract(unittest.TestCase):
             self.assertIsInstance(version, int)
             self.assertGreaterEqual(version, 1)
 
+    def test_every_verdict_has_one_letter_of_its_own_and_words(self):
+        order = contract.VERDICT_ORDER
+        self.assertEqual(set(contract.VERDICT_LETTERS), set(order))
+        self.assertEqual(set(contract.VERDICT_WORDS), set(order))
+        letters = list(contract.VERDICT_LETTERS.values()) + list(contract.VERDICT_MARKS.values())
+        self.assertEqual(len(letters), len(set(letters)), "a letter or a mark stands for two things")
+        self.assertTrue(all(len(letter) == 1 for letter in letters))
+
+    def test_the_grader_uses_the_contracts_verdicts(self):
+        from grader import verdicts
+        self.assertEqual(verdicts.VERDICTS, contract.VERDICT_ORDER)
+        order = contract.VERDICT_ORDER
+        self.assertEqual((verdicts.PASSED, verdicts.NOT_RUN), (order[0], order[-1]))
+        self.assertTrue(verdicts.LEGEND.startswith("P passed, W wrong answer"))
+
 
 if __name__ == "__main__":
     unittest.main()

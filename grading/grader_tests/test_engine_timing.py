@@ -2,6 +2,7 @@
 clock contradicts, and the reference runs that bracket each student's host and device parts."""
 
 import contextlib
+import dataclasses
 import json
 import unittest
 from pathlib import Path
@@ -78,7 +79,7 @@ class TestTimingParts(GradingCase):
                 return super().time(plan_text, work, sandboxed, readable, gpu, *args, **kwargs)
 
         labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
-        timing = benchmark.ClassTiming(Recording({}), self.manifest, labs, Policy.load(None).section("benchmark"), 7,
+        timing = benchmark.ClassTiming(Recording({}), self.manifest, labs, Policy.load(None).benchmark, 7,
                                        Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
         quiet, turns = {"host": True, "device": False}, []
 
@@ -105,7 +106,7 @@ class TestTimingParts(GradingCase):
     def test_a_paired_host_part_is_one_run_whose_reference_is_the_only_side(self):
         labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
         tools = FakeToolchain({"ben": {"01_host_sum": {"freeze_fails": True}}}, paired=True)
-        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).section("benchmark"), 7,
+        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).benchmark, 7,
                                        Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
 
         @contextlib.contextmanager
@@ -131,7 +132,7 @@ class TestTimingParts(GradingCase):
 
     def test_the_host_part_is_timed_with_the_host_samples_and_the_device_part_with_the_samples(self):
         labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
-        config = {**Policy.load(None).section("benchmark"), "samples": 30, "host_samples": 120}
+        config = dataclasses.replace(Policy.load(None).benchmark, samples=30, host_samples=120)
         for paired in (True, False):
             tools = FakeToolchain({}, paired=paired)
             timing = benchmark.ClassTiming(tools, self.manifest, labs, config, 7, Path(self.tmp.name) / "timing",

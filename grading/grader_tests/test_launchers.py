@@ -11,6 +11,7 @@ from grader import job, slurm
 from grader.contract import ExitStatus
 from grader.local_run import LocalLauncher
 from grader.policy import Policy
+from grader.settings import SlurmSettings
 from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
 
 
@@ -41,8 +42,7 @@ class TestLaunchers(unittest.TestCase):
         self.assertEqual(sorted(done), sorted(expected_class()["students"]))
 
     def test_slurm_submits_the_job_and_says_the_seed_it_kept(self):
-        settings = slurm.SlurmSettings(tasks=2, partition="", account="", time="", merge_time="", gpus_per_task=0,
-                                       cpus_per_task=0, sbatch_args=[])
+        settings = SlurmSettings(tasks=2, time="", merge_time="", gpus_per_task=0, cpus_per_task=0)
         launcher = slurm.SlurmLauncher(settings, ["grade"], dry_run=True, manifest=self.manifest)
         with contextlib.redirect_stdout(io.StringIO()):
             outcome = launcher.run(self.job)

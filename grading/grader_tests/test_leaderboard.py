@@ -34,11 +34,11 @@ def record():
 
 class TestPolicySwitch(unittest.TestCase):
     def test_off_by_default_and_in_the_shipped_policy(self):
-        self.assertIs(Policy.load(None).section("gradescope")["leaderboard"], False)
-        self.assertIs(Policy.load(GRADING / "policy.toml").section("gradescope")["leaderboard"], False)
+        self.assertIs(Policy.load(None).gradescope.leaderboard, False)
+        self.assertIs(Policy.load(GRADING / "policy.toml").gradescope.leaderboard, False)
 
     def test_on_when_asked(self):
-        self.assertIs(Policy.from_dict({"gradescope": {"leaderboard": True}}).section("gradescope")["leaderboard"], True)
+        self.assertIs(Policy.from_dict({"gradescope": {"leaderboard": True}}).gradescope.leaderboard, True)
 
     def test_a_typo_or_a_non_boolean_is_an_error(self):
         with self.assertRaises(GraderError):

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from grader_tests.helpers import GRADING
 from grader.manifest import GraderError, Lab
-from grader.policy import DEFAULTS, Policy
+from grader.policy import Policy
+from grader.policy_file import render
 from grader.scoring import score_lab, student_total
 
 LAB01 = Lab("01_host_sum", "host_sum.cpp", "lab01_host_sum")
@@ -54,7 +55,17 @@ class TestPerformanceCurve(unittest.TestCase):
 
 class TestPolicyFile(unittest.TestCase):
     def test_the_shipped_policy_loads_and_matches_the_defaults(self):
-        self.assertEqual(Policy.load(GRADING / "policy.toml").data, DEFAULTS)
+        self.assertEqual(Policy.load(GRADING / "policy.toml"), Policy())
+
+    def test_the_shipped_policy_is_the_rendering_of_the_settings(self):
+        self.assertEqual((GRADING / "policy.toml").read_text(encoding="utf-8"), render(),
+                         "grading/policy.toml is rendered from grader/settings.py: "
+                         "cd grading && python3 -m grader.policy_file > policy.toml")
+
+    def test_a_changed_default_shows_in_the_rendering(self):
+        policy = Policy.from_dict({"benchmark": {"samples": 31}})
+        self.assertNotEqual(policy, Policy())
+        self.assertIn("samples = 25 ", render())
 
     def test_lab_01_has_no_performance_points_by_default(self):
         policy = Policy.load(None)
@@ -75,7 +86,7 @@ class TestPolicyFile(unittest.TestCase):
             load("[performance]\nfull_credit_ratio = 5.0\nzero_credit_ratio = 2.0\n")
 
     def test_the_host_labs_calls_are_a_setting_of_their_own_in_the_same_range_as_the_samples(self):
-        self.assertEqual(load("[benchmark]\nhost_samples = 50\n").section("benchmark")["host_samples"], 50)
+        self.assertEqual(load("[benchmark]\nhost_samples = 50\n").benchmark.host_samples, 50)
         for wrong in ("4", "1001", "true", "100.0"):
             with self.subTest(host_samples=wrong), self.assertRaisesRegex(GraderError, "host_samples"):
                 load(f"[benchmark]\nhost_samples = {wrong}\n")

@@ -18,6 +18,7 @@ from grader.contract import ExitStatus
 from grader.engine import Grader, Options
 from grader.manifest import GraderError
 from grader.policy import Policy
+from grader.settings import SlurmSettings
 
 CLASS_DIR = tempfile.TemporaryDirectory()
 SUBMISSIONS = write_example_class(Path(CLASS_DIR.name) / "example")
@@ -28,12 +29,12 @@ def tearDownModule():
     CLASS_DIR.cleanup()
 
 
-def settings(**changes) -> slurm.SlurmSettings:
+def settings(**changes) -> SlurmSettings:
     args = argparse.Namespace(**{name: None for name in ("tasks", "partition", "account", "time", "merge_time",
                                                          "gpus_per_task", "cpus_per_task")}, sbatch_arg=None)
     for name, value in changes.items():
         setattr(args, name, value)
-    return slurm.SlurmSettings.resolve(Policy.load(GRADING / "policy.toml").section("slurm"), args)
+    return slurm.resolve_settings(Policy.load(GRADING / "policy.toml").slurm, args)
 
 
 class TestShards(unittest.TestCase):

@@ -15,7 +15,8 @@ import html
 from importlib import resources
 from urllib.parse import quote
 
-from ..verdicts import COMPILE_ERROR, LETTERS, MISSING, NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, VERDICTS, WRONG_ANSWER
+from ..verdicts import (COMPILE_ERROR, HAZARD_MARK, LETTERS, MISSING, NOT_RUN, PASSED, REFUSED_TIME_MARK, RUNTIME_ERROR,
+                        TIMEOUT, VERDICTS, WORDS, WRONG_ANSWER)
 
 STYLE = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
 SCRIPT = resources.files(__package__).joinpath("report.js").read_text(encoding="utf-8")
@@ -28,8 +29,7 @@ POLICY = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_
 # The verdict classes of the stylesheet: the plots' colours (plots/plotting/style.py), the console's letters.
 VERDICT_CLASS = {PASSED: "passed", WRONG_ANSWER: "failed", RUNTIME_ERROR: "failed", TIMEOUT: "failed",
                  COMPILE_ERROR: "failed", MISSING: "missing", NOT_RUN: "not-run"}
-VERDICT_WORDS = {PASSED: "passed", WRONG_ANSWER: "wrong answer", RUNTIME_ERROR: "runtime error", TIMEOUT: "timeout",
-                 COMPILE_ERROR: "compile error", MISSING: "missing", NOT_RUN: "not run (no GPU)"}
+VERDICT_WORDS = WORDS
 VERDICT_RANK = {verdict: rank for rank, verdict in enumerate(VERDICTS)}   # the order a lab column sorts in
 
 
@@ -52,7 +52,7 @@ def href(path: str, anchor: str = "") -> str:
 
 def verdict_letter(verdict: str | None, hazards: bool = False, impossible: bool = False) -> str:
     letter = LETTERS.get(verdict, "?") if verdict else ""
-    return letter + ("!" if hazards else "?" if impossible else "")
+    return letter + (HAZARD_MARK if hazards else REFUSED_TIME_MARK if impossible else "")
 
 
 def verdict_words(verdict: str | None, hazards: bool = False, refused: bool = False) -> str:

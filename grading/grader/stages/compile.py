@@ -22,7 +22,7 @@ class Compile(Stage):
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
         todo = [entry for entry in record.labs.values() if entry.verdict is None]
-        timeout = float(self.g.policy.section("compile")["timeout_s"])
+        timeout = self.g.policy.compile.timeout_s
         (work / "modules").mkdir(parents=True, exist_ok=True)
         public = public_folders(self.g.manifest.nvcc, self.g.manifest.include_dirs)
 

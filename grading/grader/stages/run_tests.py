@@ -18,7 +18,7 @@ class Test(Stage):
     name = "test"
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
-        tests = self.g.policy.section("tests")
+        tests = self.g.policy.tests
         todo = []
         for entry in record.labs.values():
             if entry.verdict is not None:
@@ -29,14 +29,14 @@ class Test(Stage):
                 entry.verdict, entry.detail = RUNTIME_ERROR, "the module changed after it was compiled"
             else:
                 todo.append(entry)
-        call_timeout = float(tests["call_timeout_s"])
+        call_timeout = tests.call_timeout_s
 
         def run(entry: LabRecord):
             lab = self.lab(entry.folder)
 
             def test():
                 return self.g.tools.run_tests(record.student, lab, Path(entry.module_path), self.g.plans[lab.folder],
-                                              self.g.expectations, float(tests["timeout_s"]), call_timeout)
+                                              self.g.expectations, tests.timeout_s, call_timeout)
 
             def verdict(result) -> str:
                 process, check = result
@@ -50,7 +50,7 @@ class Test(Stage):
                                                  verdict) or result
             return entry, result
 
-        with pool(int(tests["concurrency"])) as runs:
+        with pool(tests.concurrency) as runs:
             for entry, (process, check) in runs.map(run, todo):
                 if check is None:
                     entry.verdict, entry.detail = RUNTIME_ERROR, "the grader could not check this run (a grader problem)"

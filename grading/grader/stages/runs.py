@@ -59,7 +59,7 @@ class Runs:
         if where is None:
             return None
         student = record.student
-        budget = float(self.g.policy.section("pipeline")["retry_alone_s"])
+        budget = self.g.policy.pipeline.retry_alone_s
         with self._alone_lock:
             spent = self._alone_seconds.get(student, 0.0)
         result = None

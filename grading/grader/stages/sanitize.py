@@ -18,7 +18,7 @@ class Sanitize(Stage):
     name = "sanitize"
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
-        config = self.g.policy.section("sanitizer")
+        config = self.g.policy.sanitizer
         passed = [entry for entry in record.labs.values()
                   if entry.verdict == PASSED and not self.lab(entry.folder).host]
         for entry in record.labs.values():
@@ -36,8 +36,8 @@ class Sanitize(Stage):
         if not self.g.sanitizer_ok or not passed:
             return
         for entry in passed:   # the report says how many cases each tool ran
-            entry.sanitizer.cases = list(config["cases"])
-        jobs = [(entry, tool) for entry in passed for tool in config["tools"] if self.g.runs.intact(entry)]
+            entry.sanitizer.cases = list(config.cases)
+        jobs = [(entry, tool) for entry in passed for tool in config.tools if self.g.runs.intact(entry)]
 
         def run(job):
             entry, tool = job
@@ -45,8 +45,8 @@ class Sanitize(Stage):
 
             def sanitize():
                 return self.g.tools.run_sanitizer(record.student, lab, tool, Path(entry.module_path),
-                                                  self.g.sanitizer_plans[lab.folder], float(config["timeout_s"]),
-                                                  float(config["call_timeout_s"]))
+                                                  self.g.sanitizer_plans[lab.folder], config.timeout_s,
+                                                  config.call_timeout_s)
 
             def outcome(result) -> str:
                 finding = sanitizer_finding(tool, result)
@@ -61,7 +61,7 @@ class Sanitize(Stage):
                                                  outcome) or result
             return entry, tool, result
 
-        with pool(int(self.g.policy.section("tests")["concurrency"])) as runs:
+        with pool(self.g.policy.tests.concurrency) as runs:
             for entry, tool, result in runs.map(run, jobs):
                 finding = sanitizer_finding(tool, result)
                 entry.sanitizer.findings.append(finding.to_json())

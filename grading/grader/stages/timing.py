@@ -45,7 +45,7 @@ class Time(Stage):
             _flag_timing(record, folder, result)
             if ratios and not unusable and not result.note:
                 result.ratio = round(self.g.policy.combine_ratios(ratios), 4)
-                result.statistic = self.g.policy.section("performance")["statistic"]
+                result.statistic = self.g.policy.performance.statistic
             elif not ratios and not result.note:
                 result.note, result.no_reference = "no reference timing to compare with", True
             record.labs[folder].benchmark = result
