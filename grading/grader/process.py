@@ -25,10 +25,31 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 
 from .contract import REPORT_FD_FLAG, TOKEN_FD_FLAG
 from .ending import Ending, wait_killed
-from .verdicts import ProcessResult
+
+
+@dataclass
+class ProcessResult:
+    """One finished (or killed) subprocess: what the grader itself knows about a run. stdout and
+    stderr are the program's own output (a student's printing, for a run of student code)."""
+
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False       # the grader's own wall-clock limit killed it
+    seconds: float = 0.0
+    command: list[str] = field(default_factory=list)
+    timeout_s: float | None = None
+    stalled: bool = False         # no output for the stall limit: the grader killed it
+    output_limit: bool = False    # it wrote as much as the file-size limit allows (a flood)
+    report: str = ""              # its report channel as a transcript: each line as it arrived, after its arrival time
+    token: str = ""               # the token that channel's lines must carry
+    log: str = ""                 # a sanitizer run's: compute-sanitizer's own log, from its channel (sanitizer_log.py)
+    unended: str = ""             # killed, it did not end within the grader's wait (ending.py): what the grader saw
+
 
 HEAD_BYTES = 2 << 20     # keep the first 2 MiB of a stream (the observations of a test run are far less)
 TAIL_BYTES = 256 << 10   # and its last 256 KiB (summaries are at the end)

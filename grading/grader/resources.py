@@ -52,7 +52,7 @@ from .checks import TestCheck, cuda_error_name
 from .contract import RUNNER_EXIT_RUNTIME_ERROR
 from .sanitizer_findings import why_unreadable
 from .sanitizer_log import PREFIX, has_summary
-from .verdicts import ProcessResult
+from .process import ProcessResult
 
 COMPILE, TEST, SANITIZER = "compile", "test", "sanitizer"
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .program_output import program_output
 from .sanitizer_log import ERROR_EXITCODE, read_log
-from .verdicts import ProcessResult
+from .process import ProcessResult
 
 CLEAN, HAZARDS, UNREADABLE = "clean", "hazards", "unreadable"
 FINDINGS = (HAZARDS, UNREADABLE, "incomplete")   # statuses that count ("incomplete": records of earlier graders)

@@ -23,7 +23,7 @@ from .contract import CLOCK_OUT_FD_FLAG, PAIR_FREEZE_FLAG, PAIR_OUT_FD_FLAG, PAI
     PAIR_WORKER_CGROUP_FLAG, PAIR_WORKER_FLAG, TOKEN_FD_FLAG
 from .cpu_share import TIMING
 from .process import Channel, Token, pinned, run_process, timing_core
-from .verdicts import ProcessResult
+from .process import ProcessResult
 
 
 @dataclass

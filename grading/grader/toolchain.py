@@ -35,7 +35,7 @@ from .sandbox import Limits, Sandbox, View
 from .sanitizer_log import ERROR_EXITCODE, LogChannel, log_text
 from .timing_runs import TimingRuns
 from .toolkit import toolkit_of
-from .verdicts import ProcessResult
+from .process import ProcessResult
 
 TRUSTED_TIMEOUT_S = 600.0
 DEPENDENCIES_BYTES = 8 << 20   # nvcc's include list of one lab file (CUB and Thrust together: about 200 KiB)

@@ -9,10 +9,11 @@ of the plan observed and right; markers, exit codes and claims of "no GPU" count
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .checks import TestCheck, quote_module_message
 from .contract import RUNNER_EXIT_WATCHDOG, VERDICT_LETTERS, VERDICT_MARKS, VERDICT_ORDER, VERDICT_WORDS
+from .process import ProcessResult
 
 # Verdicts, from best to worst, their summary letters and words: contract.json "verdicts".
 VERDICTS = VERDICT_ORDER
@@ -37,26 +38,6 @@ LEGEND = (", ".join(f"{LETTERS[v]} {WORDS[v]}" for v in VERDICTS) + f"; {HAZARD_
 EXIT_WATCHDOG = RUNNER_EXIT_WATCHDOG  # the runner's own per-call deadline
 NOT_IMPLEMENTED = "not implemented yet"
 COMPILE_TIMED_OUT = "the compiler did not finish within"   # a compile's detail, when it ran out of time
-
-
-@dataclass
-class ProcessResult:
-    """One finished (or killed) subprocess: what the grader itself knows about a run. stdout and
-    stderr are the program's own output (a student's printing, for a run of student code)."""
-
-    returncode: int | None
-    stdout: str = ""
-    stderr: str = ""
-    timed_out: bool = False       # the grader's own wall-clock limit killed it
-    seconds: float = 0.0
-    command: list[str] = field(default_factory=list)
-    timeout_s: float | None = None
-    stalled: bool = False         # no output for the stall limit: the grader killed it
-    output_limit: bool = False    # it wrote as much as the file-size limit allows (a flood)
-    report: str = ""              # its report channel as a transcript: each line as it arrived, after its arrival time
-    token: str = ""               # the token that channel's lines must carry
-    log: str = ""                 # a sanitizer run's: compute-sanitizer's own log, from its channel (sanitizer_log.py)
-    unended: str = ""             # killed, it did not end within the grader's wait (ending.py): what the grader saw
 
 
 @dataclass

@@ -18,7 +18,7 @@ from grader.checks import TestCheck, TimedItem, TimingCheck  # noqa: E402
 from grader.manifest import Lab, Manifest  # noqa: E402
 from grader.timing_runs import TimingRun  # noqa: E402
 from grader.toolchain import CompileRun  # noqa: E402
-from grader.verdicts import ProcessResult  # noqa: E402
+from grader.process import ProcessResult  # noqa: E402
 
 
 def fixture(name: str, timed_out: bool = False, timeout_s: float | None = None) -> ProcessResult:

@@ -18,7 +18,7 @@ from grader.checks import TestCheck
 from grader.engine import Grader, Options
 from grader.policy import Policy
 from grader.toolchain import CompileRun
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 LABS = ("01_host_sum", "02_atomic", "03_shared_atomic")
 WAIT_S = 10.0   # a scenario that does not happen within this fails the test, it does not hang it

@@ -17,7 +17,7 @@ from grader.policy import Policy
 from grader.records import StudentRecord
 from grader.reports import summary_table
 from grader.toolchain import CompileRun
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 BONUS_LABS = ("11_single_pass", "12_any_operator")   # bonus = true in the shipped policy
 

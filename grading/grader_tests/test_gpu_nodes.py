@@ -16,7 +16,7 @@ from grader.gpu_nodes import DEV, DRIVER_PROC, bus_id_key, every_node, own_node
 from grader.manifest import Manifest
 from grader.sandbox import Sandbox
 from grader.toolchain import Toolchain
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 BUS_IDS = ["0000:18:00.0", "0000:2a:00.0", "0000:3b:00.0", "0000:5d:00.0",
            "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0001:db:00.0"]

@@ -21,7 +21,7 @@ from grader.checks import TimedItem
 from grader.cpu_share import CpuShare
 from grader.manifest import load_manifest
 from grader.toolchain import Toolchain
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 CALLS = 2 + 4   # warm-up and samples of each item
 

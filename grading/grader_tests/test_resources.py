@@ -6,7 +6,7 @@ import unittest
 from grader_tests import helpers  # noqa: F401  (puts grading/ on the path)
 from grader.checks import TestCheck, cuda_error_name
 from grader.resources import COMPILE, SANITIZER, TEST, resource_failure
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 N = 166
 

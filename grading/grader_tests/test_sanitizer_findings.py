@@ -7,7 +7,7 @@ import unittest
 from grader_tests.helpers import fixture
 from grader.sanitizer_findings import CLEAN, HAZARDS, UNREADABLE, sanitizer_finding, self_test
 from grader.sanitizer_log import BANNER, LOG_LIMIT, log_text, read_log
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 CLEAN_MEMCHECK = "========= ERROR SUMMARY: 0 errors\n"
 CLEAN_RACECHECK = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"

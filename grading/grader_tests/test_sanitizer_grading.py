@@ -9,7 +9,7 @@ from pathlib import Path
 from grader_tests.helpers import fixture
 from grader_tests.test_classmates import ClassCase, HogClass
 from grader.engine import SELF_TEST
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 FORGED = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
 BROKEN = "========= COMPUTE-SANITIZER\n========= Internal Sanitizer Error: the tool ran out of something\n"

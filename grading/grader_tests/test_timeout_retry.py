@@ -18,7 +18,7 @@ from grader.checks import TestCheck
 from grader.cpu_share import CpuShare
 from grader.policy import Policy
 from grader.toolchain import CompileRun
-from grader.verdicts import ProcessResult
+from grader.process import ProcessResult
 
 WHAT = "lab 01_host_sum, n = 1025, type = int, pattern = mixed_sign, seed = 7"
 TIMEOUT_WORDS = ("TIMEOUT\ntimed out\none call did not finish within 20 s\nthe tests did not finish within 300 s\n"

@@ -6,7 +6,8 @@ import unittest
 from grader_tests import helpers  # noqa: F401  (puts grading/ on the path)
 from grader.checks import CheckError, TestCheck, WITHHELD, parse_test_check, quote_module_message
 from grader.contract import REPORT_VERSION
-from grader.verdicts import COMPILE_ERROR, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER, ProcessResult, test_verdict
+from grader.process import ProcessResult
+from grader.verdicts import COMPILE_ERROR, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER, test_verdict
 
 CASES = 166
 WHAT = "lab 05_sequential, n = 33, type = int, pattern = mixed_sign, seed = 99"
