@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "grading"))
 
-from grader.submission import split_regions  # noqa: E402
+from grader.judge.submission import split_regions  # noqa: E402
 
 
 def copy_tracked(repo: Path, target: Path) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grader.compile_view import RULE as OUTSIDE_VIEW   # the importer (make_examples.py) puts grading/ on sys.path
+from grader.judge.compile_view import RULE as OUTSIDE_VIEW  # the importer (make_examples.py) puts grading/ on sys.path
 
 FULL = "full"   # all of the lab's points of that kind (from grading/policy.toml)
 ANY = "any"     # anything from 0 to all of them
@@ -40,7 +40,7 @@ class Without:
 class Outcome:
     """One acceptable result for a lab: a verdict and its correctness and performance points
     (FULL, ANY or a number), words its detail must hold when the reason is to be named, and the
-    integrity flags (grading/grader/flags.py) of which the record must hold one for the lab when
+    integrity flags (grading/grader/judge/flags.py) of which the record must hold one for the lab when
     the grader must have seen the attack, not only given no points."""
     verdict: str
     correctness: str | float | Without = 0
@@ -77,10 +77,10 @@ class HandIn:
     link: str | None = None      # the lab file is a symbolic link to this ({repo}: the repository)
     folder_link: str | None = None  # the lab folder is a symbolic link to this
     needs_library: bool = False  # compiles with nvcc as it is (a student's own build), but the grader refuses it by
-                                 # the library reduction's header it includes (grading/grader/libraries.py)
+                                 # the library reduction's header it includes (grading/grader/judge/libraries.py)
     edits: tuple[tuple[str, str], ...] = ()  # region "reference": (regex, replacement) edits of the solution's
                                              # region, each must match (as the example class's Planted edits)
-    reaches_outside: bool = False  # names files no compile of the grader sees (grading/grader/compile_view.py): a
+    reaches_outside: bool = False  # names files no compile of the grader sees (grading/grader/judge/compile_view.py): a
                                    # student's own build compiles it where they exist, the grader's never does
 
 

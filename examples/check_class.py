@@ -26,7 +26,7 @@ junit.xml, timings). It checks, and prints as a table:
   value, the key its session keyring held (REDUCTION_KEY_SECRET: examples/with_session_key.py put it
   there), a line of a reference solution's region that the student did not hand in, or a line of
   /etc/passwd; every report parses and is small; no process of the sandbox's uids (those the
-  records' sandbox description names: a uid per run of grading/grader/run_users.py's range, or 65534
+  records' sandbox description names: a uid per run of grading/grader/sandbox/run_users.py's range, or 65534
   for every run) is left running.
 
 Exit status 0 when everything holds, 1 on any mismatch, 2 on a usage error. Standard library only.
@@ -35,7 +35,7 @@ record["student"], record["total"], record["sandbox"], record["labs"][folder]["v
 record["labs"][folder]["detail"], record["labs"][folder]["score"]["correctness" | "performance" | "total"] and
 record["flags"][i]["kind" | "lab"]. An outcome with "names" also wants those words in the lab's detail (the
 reason, named); one with "flags" wants the record to flag the lab with one of those kinds (the grader
-saw the attack: grading/grader/flags.py).
+saw the attack: grading/grader/judge/flags.py).
 """
 
 from __future__ import annotations
@@ -55,13 +55,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "plots"))
-from plotting.csv_cells import FORMULA_STARTS, csv_text  # noqa: E402  (the grader's formula-safe cells)
-from plotting.file_names import student_file_name  # noqa: E402  (the grader names a student's files with it)
+from class_files.csv_cells import FORMULA_STARTS, csv_text  # noqa: E402  (the grader's formula-safe cells)
+from class_files.names import student_file_name  # noqa: E402  (the grader names a student's files with it)
 sys.path.insert(0, str(REPO / "grading"))
-from grader.class_folder import REFUSED_FILE  # noqa: E402
+from grader.outputs.student_paths import REFUSED_FILE  # noqa: E402
 from grader.contract import ExitStatus  # noqa: E402
-from grader.run_users import RUN_UIDS, SHARED_UID, processes_of, uids_described  # noqa: E402  (one definition)
-from grader.student_names import padded, shown, width  # noqa: E402  (a name as a console shows it)
+from grader.sandbox.run_users import RUN_UIDS, SHARED_UID, processes_of, uids_described  # noqa: E402  (one definition)
+from grader.outputs.student_names import padded, shown, width  # noqa: E402  (a name as a console shows it)
 
 SANDBOX_UIDS = {*RUN_UIDS, SHARED_UID}
 

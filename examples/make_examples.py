@@ -26,9 +26,9 @@ grading/policy.toml), and what a machine without a GPU must give instead.
 --compile-check compiles every lab file of the written class with the build's nvcc command line
 (BUILD/reduction_labs.json; without BUILD: nvcc from CUDACXX, PATH or /usr/local/cuda, sm_90) and
 fails unless exactly the labs expected to be COMPILE_ERROR fail, and the grader's library rule
-(grading/grader/libraries.py, on nvcc's -MD list) refuses exactly the files marked needs_library.
+(grading/grader/judge/libraries.py, on nvcc's -MD list) refuses exactly the files marked needs_library.
 A file marked reaches_outside (it names files outside the grader's compile view) may compile here or
-fail for a file this machine lacks (grading/grader/compile_view.py's words for one), nothing else.
+fail for a file this machine lacks (grading/grader/judge/compile_view.py's words for one), nothing else.
 Compiling runs no student code.
 """
 
@@ -51,14 +51,14 @@ REPO = EXAMPLES.parent
 sys.path.insert(0, str(REPO / "grading"))
 sys.path.insert(0, str(EXAMPLES))
 
-from grader.compile_view import missing_files  # noqa: E402
-from grader.flags import KINDS as FLAG_KINDS  # noqa: E402
-from grader.libraries import parse_dependencies, refused_headers  # noqa: E402
+from grader.judge.compile_view import missing_files  # noqa: E402
+from grader.judge.flags import KINDS as FLAG_KINDS  # noqa: E402
+from grader.judge.libraries import parse_dependencies, refused_headers, refused_libraries  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
 from grader.policy import Policy  # noqa: E402
-from grader.submission import split_regions  # noqa: E402
-from grader.verdicts import LETTERS  # noqa: E402
-from grader import student_names  # noqa: E402  (a name as a console or a README can show it)
+from grader.judge.submission import split_regions  # noqa: E402
+from grader.judge.verdicts import LETTERS  # noqa: E402
+from grader.outputs import student_names  # noqa: E402  (a name as a console or a README can show it)
 
 import attack_class  # noqa: E402
 import synthetic_class  # noqa: E402
@@ -424,7 +424,7 @@ def attack_region(attacker_id: str, folder: str, file: str, hand_in) -> str:
 def attack_outcomes(folder: str, outcomes, points: Points) -> list[dict]:
     unknown = sorted({kind for o in outcomes for kind in o.flags} - set(FLAG_KINDS))
     if unknown:
-        raise SystemExit(f"error: {folder}: no flag kind {', '.join(unknown)} in grading/grader/flags.py")
+        raise SystemExit(f"error: {folder}: no flag kind {', '.join(unknown)} in grading/grader/judge/flags.py")
     return [{"verdict": o.verdict, "correctness": points.bounds(folder, "correctness", o.correctness),
              "performance": points.bounds(folder, "performance", o.performance),
              **({"names": o.names} if o.names else {}), **({"flags": list(o.flags)} if o.flags else {})}
@@ -629,7 +629,7 @@ def attack_table(expected: dict) -> str:
                      f"{meta['attack']} |")
     lines += ["", "Every lab not listed is M (missing) 0+0. P passed, W wrong answer, R runtime error, T timeout, "
                   "C compile error, M missing; \"flagged K\": the record also holds an integrity flag of kind K for "
-                  "the lab (grading/grader/flags.py). Without a GPU, a GPU lab that compiles must be N (not run, blank).",
+                  "the lab (grading/grader/judge/flags.py). Without a GPU, a GPU lab that compiles must be N (not run, blank).",
               "", "Attack items:", ""]
     lines += [f"{number}. {text}" for number, text in expected["items"].items()]
     lines += ["", "Class-level invariants (`examples/check_class.py`):", ""]
@@ -711,7 +711,7 @@ def compile_check(out: Path, expected: dict, build: Path | None) -> int:
             must_fail = failed and bool(missing_files(result.stdout + result.stderr))
         # The grader's rule on the same list: a file that needs a library must be refused by name, and no
         # other file that compiles may be.
-        refused = refused_headers(listed, policy.refused_libraries(Lab(folder, source.name, f"lab{folder}")))
+        refused = refused_headers(listed, refused_libraries(policy.compile, int(folder[:2])))
         library_ok = failed or bool(refused) == bool(expected["students"][student][folder].get("needs_library"))
         ok = failed == must_fail and library_ok
         surprises += not ok

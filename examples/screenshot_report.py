@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_report import SKIPPED, open_browser  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grading"))
-from grader.report_site.student_page import student_page_path  # noqa: E402
+from grader.report.site.student_page import student_page_path  # noqa: E402
 
 WINDOW = (1280, 900)
 

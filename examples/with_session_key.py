@@ -8,7 +8,7 @@ The key is a "user" key named reduction-labs-grader-key whose value is REDUCTION
 the kernel's default permissions (its possessor may read it: every process of that session);
 examples/check_class.py then checks that no report holds the value. Where the kernel refuses the
 keyring (no support, or a container's seccomp profile) it says so and runs the command anyway: no
-run can read a key that is not there. Standard library only (and grading/grader/keyrings.py).
+run can read a key that is not there. Standard library only (and grading/grader/sandbox/keyrings.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "grading"))
-from grader.keyrings import add_key, join_new_session_keyring  # noqa: E402  (one definition)
+from grader.sandbox.keyrings import add_key, join_new_session_keyring  # noqa: E402  (one definition)
 
 KEY_NAME = "reduction-labs-grader-key"
 

@@ -6,7 +6,7 @@
 #   attacks   the grader over the attack class, checked (sandboxed: root and bubblewrap)
 #   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
 #   beyond    labs 10, 11 and CUB from 2^16 to 2^28, lab 12's operators, the tail-launch recursion
-#   scale     grading/bench_throughput.py: a synthetic class of 60, one GPU and every GPU, solo runs
+#   scale     grading/tools/bench_throughput.py: a synthetic class of 60, one GPU and every GPU, solo runs
 # The grader runs student code under bubblewrap: a GPU machine without network gets it from a
 # .deb in .debs/ (here: `apt-get download bubblewrap` into .debs/, git-ignored; carry .debs), and
 # libseccomp2 (its seccomp filter) the same way where the machine lacks libseccomp.so.2.
@@ -84,7 +84,7 @@ if wants aa; then
   step "A/A check" aa.log "$bench" --aa "${lab_args[@]}" --sizes 2^24 --types float,int --budget 1
   grep "A/A check" "$logs/aa.log" | tee -a "$summary"
   # The grader's own: each reference timed as a student's (sandboxed) between trusted runs.
-  step "grader A/A check" aa-grader.log "$py" grading/aa_timing.py --build-dir "$build" --labs "${labs:-01,05,09,10}" \
+  step "grader A/A check" aa-grader.log "$py" grading/tools/aa_timing.py --build-dir "$build" --labs "${labs:-01,05,09,10}" \
     --rounds 4
   grep -E "^(student side|A/A over)" "$logs/aa-grader.log" | tee -a "$summary"
 fi
@@ -124,7 +124,7 @@ for class in grade attacks; do  # stage "grade" grades the example class
   tar -czf "$out/grade-$kind.tar.gz" -C "$build" "grading-$kind"
 done
 if wants scale; then  # issue 12's figures: seconds per student on one GPU, the speedup on every GPU
-  step "grading throughput" scale.log "$py" grading/bench_throughput.py --build-dir "$build" --out "$build/bench-throughput"
+  step "grading throughput" scale.log "$py" grading/tools/bench_throughput.py --build-dir "$build" --out "$build/bench-throughput"
   cp "$build/bench-throughput/summary.md" "$out/throughput-summary.md" 2>/dev/null
   sed -n '/^run /,$p' "$logs/scale.log" | head -n 40 >>"$summary"
 fi
@@ -136,7 +136,7 @@ if wants classic; then  # what a student sees from racecheck on the classic vola
 fi
 if wants profile; then
   for lab in ${profile_labs//,/ }; do
-    step "profile lab $lab" "profile-$lab.log" "$py" grading/profile_lab.py --lab "$lab" --build-dir "$build" --who reference
+    step "profile lab $lab" "profile-$lab.log" "$py" grading/tools/profile_lab.py --lab "$lab" --build-dir "$build" --who reference
     cat "$logs/profile-$lab.log" >>"$summary"
   done
 fi

@@ -15,9 +15,9 @@ from grader.cli import main  # noqa: E402
 
 
 def dispatch(argv: list[str]) -> int:
-    """--slurm schedules the grading on a Slurm cluster (grader/slurm.py); anything else grades here."""
+    """--slurm schedules the grading on a Slurm cluster (grader/run/slurm.py); anything else grades here."""
     if "--slurm" in argv:
-        from grader import slurm
+        from grader.run import slurm
         return slurm.main(argv)
     return main(argv)
 

@@ -9,7 +9,7 @@ if sys.version_info < (3, 11):
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from grader.release import main  # noqa: E402
+from student_release.build import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

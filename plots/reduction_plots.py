@@ -11,7 +11,7 @@ import sys
 
 from plotting.by_lab import plot_by_lab
 from plotting.coarsening import plot_coarsening
-from plotting.file_names import student_file_name
+from class_files.names import student_file_name
 from plotting.ladder import plot_ladder
 from plotting.leaderboard import DEFAULT_TOP, plot_leaderboard
 from plotting.per_student import plot_student
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", help="run metadata sidecar (default: the CSV's stem + .json, if present)")
     parser.add_argument("--figures", type=_comma_list(FIGURES + ON_REQUEST),
                         help=f"subset of {','.join(FIGURES)} (default: all), or {','.join(ON_REQUEST)} "
-                             "(lab 10's coarsening study: grading/coarsening_study.py)")
+                             "(lab 10's coarsening study: grading/tools/coarsening_study.py)")
     parser.add_argument("--n", type=_element_count, default=DEFAULT_N, help="size for by-lab/ladder/per-student")
     parser.add_argument("--type", dest="dtype", choices=sorted(ELEMENT_BYTES), default=DEFAULT_TYPE)
     parser.add_argument("--anonymize", action="store_true", help="show students as 'student 1..k' (sorted order)")

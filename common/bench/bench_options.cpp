@@ -19,7 +19,7 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --reference-dir DIR   reference modules (default: this build's solutions/ or the release's)
   --student-name NAME   the name in the CSV's student column (default: student)
   --variant NAME:DIR    time the lab modules in DIR as NAME, in place of yours; repeat it for
-                        several builds of a lab (a study: grading/coarsening_study.py), all
+                        several builds of a lab (a study: grading/tools/coarsening_study.py), all
                         interleaved with the reference in one run (NAME: no ':')
   --references-only     time only the references, CUB and the roof
   --sizes LIST          e.g. 2^24 | 2^10,2^20 | 2^10..2^28 (default: 2^10,2^12,...,2^28)
@@ -30,7 +30,7 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
   --aa                  A/A check: the reference timed as "student" and as "reference"
   --no-cub              skip the CUB row
   --run-once            call each module once per size and type, untimed, and print each
-                        result with its bits (for ncu: see grading/profile_lab.py)
+                        result with its bits (for ncu: see grading/tools/profile_lab.py)
   --dry-run             check the options and list the modules each lab would load, then
                         stop: nothing loaded, timed or run on a GPU
   --operators LIST      also time the operators of the labs that have them (lab 12):

@@ -13,11 +13,11 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "grading"))
 sys.path.insert(0, str(REPO / "plots"))
 
-from grader.lab_flags import missing_flags  # noqa: E402,F401
-from grader.records import StudentRecord  # noqa: E402
-from grader.verdicts import LETTERS, VERDICTS  # noqa: E402,F401  (LETTERS: for the page checks)
-from plotting.csv_cells import csv_text as csv_name  # noqa: E402  (gradebook.csv's formula-safe name cells)
-from grader.report_site.paths import handout_path, student_page_path  # noqa: E402,F401
+from grader.judge.lab_flags import missing_flags  # noqa: E402,F401
+from grader.outputs.records import StudentRecord  # noqa: E402
+from grader.judge.verdicts import LETTERS, VERDICTS  # noqa: E402,F401  (LETTERS: for the page checks)
+from class_files.csv_cells import csv_text as csv_name  # noqa: E402  (gradebook.csv's formula-safe name cells)
+from grader.report.site.paths import handout_path, student_page_path  # noqa: E402,F401
 
 ORDER = list(VERDICTS)   # the verdicts' order, as a lab column sorts (contract.json "verdicts")
 

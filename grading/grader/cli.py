@@ -11,22 +11,23 @@ import sys
 import threading
 from pathlib import Path
 
-from . import events as ev
-from . import job as jobs
 from .contract import EVENTS_FD_OPTION, JOB_OPTION, ExitStatus
-from .local_run import LocalLauncher
 from .manifest import GraderError, check_programs, ensure_build, load_manifest
+from .outputs import events as ev
 from .paths import DEFAULT_POLICY, REPO
 from .policy import Policy
-from .process import kill_all
-from .workers import GpusLauncher
+from .run import job as jobs
+from .run.console import Console
+from .run.local_run import LocalLauncher
+from .run.workers import GpusLauncher
+from .sandbox.process import kill_all
 
 DESCRIPTION = f"""Grades reduction-labs submissions: compiles each student's lab files against the official
 skeletons, runs the tests, compute-sanitizer and the benchmark, and writes the gradebook.
 
   class:  grade.py SUBMISSIONS_DIR --build-dir BUILD --out OUT [options]
   self:   grade.py --self [LABS_DIR] --build-dir BUILD --out OUT    (check your own labs/ first)
-  a job:  grade.py {JOB_OPTION} FILE [--shard K/N] [--jobs N] [--gpus all]   (a grading written as data: grader/job.py)
+  a job:  grade.py {JOB_OPTION} FILE [--shard K/N] [--jobs N] [--gpus all]   (a grading written as data: grader/run/job.py)
 
 A class of any size: --gpus all (one worker per GPU of this host), or --shard K/N on N machines
 sharing OUT, then --merge; a Slurm cluster: grade.py --slurm ... (docs/slurm.md).
@@ -64,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(JOB_OPTION, dest="job", type=Path, help="grade the GradingJob in FILE (what --gpus and "
                         "--slurm hand their workers); only --shard, --jobs and --gpus may go beside it")
     parser.add_argument(EVENTS_FD_OPTION, dest="events_fd", type=int, help="write the progress as typed events "
-                        "(JSON lines, grader/events.py) on this open descriptor instead of the console's lines")
+                        "(JSON lines, grader/outputs/events.py) on this open descriptor instead of the console's lines")
     return parser
 
 
@@ -118,7 +119,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
         if manifest is None:
             manifest = ensure_build(REPO, Path(job.build_dir), log=log)
         manifest.select(job.labs)   # an unknown lab is a usage error before anything runs
-        console = ev.Console(log, once_per_student=bool(args.gpus))
+        console = Console(log, once_per_student=bool(args.gpus))
         launcher = (GpusLauncher(args.gpus, manifest, policy, console, worker_command) if args.gpus
                     else LocalLauncher(manifest, policy, emit or console, toolchain))
         return launcher.run(job).status

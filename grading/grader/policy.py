@@ -15,7 +15,6 @@ import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .libraries import CG_COLLECTIVES, CUB, THRUST, Library
 from .manifest import GraderError, Lab
 from .settings import (DEFAULT_LABS, SECTIONS, BenchmarkSettings, CompileSettings, GradescopeSettings, LabSettings,
                        PerformanceSettings, PipelineSettings, PointsSettings, SandboxSettings, SanitizerSettings,
@@ -108,13 +107,6 @@ class Policy:
             return sum(values) / len(values)
         middle = len(values) // 2
         return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
-
-    def refused_libraries(self, lab: Lab) -> tuple[Library, ...]:
-        """The library reductions `lab` may not include (libraries.py): CUB and Thrust unless
-        [compile] allow_cccl, cooperative groups' collectives in the labs [compile]
-        refuse_cg_collectives lists."""
-        refused = () if self.compile.allow_cccl else (CUB, THRUST)
-        return refused + ((CG_COLLECTIVES,) if lab.number in self.compile.refuse_cg_collectives else ())
 
     def penalty(self, tool: str) -> float:
         return float(self.sanitizer.penalty.get(tool, 0.0))

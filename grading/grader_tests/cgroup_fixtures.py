@@ -1,5 +1,5 @@
 """Made-up cgroup trees in a temporary folder, v1 and v2, and a file system over them that keeps the
-kernel's rules the grader depends on (grader/cgroups.py): a cgroup's control files appear with it;
+kernel's rules the grader depends on (grader/sandbox/cgroups.py): a cgroup's control files appear with it;
 a control file is never created by a write; a folder with processes or child cgroups cannot be
 removed; v2's no-internal-processes rule (no controller for the children of a cgroup with
 processes, but for the root)."""
@@ -11,7 +11,7 @@ import os
 import threading
 from pathlib import Path
 
-from grader.cgroups import Fs
+from grader.sandbox.cgroups import Fs
 
 V2_FILES = {"cgroup.procs": "", "cgroup.subtree_control": "", "cgroup.controllers": "cpuset cpu io memory pids\n",
             "cpu.max": "max 100000\n", "cpu.weight": "100\n", "cpu.stat": "usage_usec 0\nuser_usec 0\n",

@@ -5,8 +5,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from grader.cgroups import ROOT_NAME, Trees, detect
-from grader.cpu_share import CpuShare
+from grader.sandbox.cgroups import ROOT_NAME, Trees, detect
+from grader.sandbox.cpu_share import CpuShare
 
 
 class TreeCase(unittest.TestCase):

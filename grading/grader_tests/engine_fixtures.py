@@ -8,7 +8,7 @@ import unittest
 from pathlib import Path
 
 from grader_tests.helpers import GRADING, expected_class, fake_manifest, write_example_class
-from grader.engine import Grader, Options
+from grader.stages.engine import Grader, Options
 from grader.policy import Policy
 
 CLASS_DIR = tempfile.TemporaryDirectory()  # the example class is generated, not committed

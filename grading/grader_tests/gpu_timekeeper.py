@@ -11,11 +11,11 @@ import sys
 import unittest
 from pathlib import Path
 
-from grader.benchmark import clock_problem
+from grader.stages.benchmark import clock_problem
 from grader.contract import SKIP_CODE
-from grader.sandbox import Sandbox
-from grader.toolchain import Toolchain
-from grader_tests import test_timekeeper as host_tests   # a module: its TestCase is not collected here again
+from grader.sandbox.bubblewrap import Sandbox
+from grader.stages.toolchain import Toolchain
+from grader_tests.stages import test_timekeeper as host_tests  # a module: its TestCase is not collected here again
 
 
 class GpuTimekeeper(host_tests.RealTimekeeper):

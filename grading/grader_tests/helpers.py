@@ -14,11 +14,11 @@ EXAMPLES = REPO / "examples"
 if str(GRADING) not in sys.path:
     sys.path.insert(0, str(GRADING))
 
-from grader.checks import TestCheck, TimedItem, TimingCheck  # noqa: E402
+from grader.judge.checks import TestCheck, TimedItem, TimingCheck  # noqa: E402
 from grader.manifest import Lab, Manifest  # noqa: E402
-from grader.timing_runs import TimingRun  # noqa: E402
-from grader.toolchain import CompileRun  # noqa: E402
-from grader.process import ProcessResult  # noqa: E402
+from grader.stages.timing_runs import TimingRun  # noqa: E402
+from grader.stages.toolchain import CompileRun  # noqa: E402
+from grader.sandbox.process import ProcessResult  # noqa: E402
 
 
 def fixture(name: str, timed_out: bool = False, timeout_s: float | None = None) -> ProcessResult:

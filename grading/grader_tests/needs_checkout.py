@@ -13,7 +13,7 @@ from pathlib import Path
 GRADING = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(GRADING))
 
-from grader.checkout import checkout_problem  # noqa: E402
+from student_release.checkout import checkout_problem  # noqa: E402
 from grader.contract import SKIP_CODE  # noqa: E402
 
 SKIPPED = SKIP_CODE

@@ -22,9 +22,10 @@ GRADING = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(GRADING))
 sys.path.insert(0, str(GRADING.parent / "examples"))
 
-from grader import class_outputs, signing  # noqa: E402
+from grader.report import class_outputs
+from grader.outputs import signing  # noqa: E402
 from grader.manifest import Lab  # noqa: E402
-from grader.record_store import RecordStore  # noqa: E402
+from grader.outputs.record_store import RecordStore  # noqa: E402
 import check_report  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "h100_example_class"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from grader_tests.helpers import REPO
 from grader.manifest import Manifest
-from grader.sandbox import Limits, Sandbox, View
-from grader.toolchain import Toolchain
+from grader.sandbox.bubblewrap import Limits, Sandbox, View
+from grader.stages.toolchain import Toolchain
 
 MIB = 1 << 20
 

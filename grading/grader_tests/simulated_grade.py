@@ -15,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # grading/
 
-from grader import cli, job  # noqa: E402
+from grader import cli
+from grader.run import job  # noqa: E402
 from grader.contract import JOB_OPTION  # noqa: E402
 from grader_tests.helpers import FakeToolchain, expected_class, fake_manifest  # noqa: E402
 
@@ -39,7 +40,7 @@ def main(argv: list[str]) -> int:
     build = build_dir(argv)
     manifest = fake_manifest(Path(build))
     if "--slurm" in argv:
-        from grader import slurm
+        from grader.run import slurm
         return slurm.main(argv, manifest=manifest)
     if "--gpus" in argv or any(a.startswith("--gpus=") for a in argv):
         return cli.main(argv, manifest=manifest, worker_command=[sys.executable, __file__])

@@ -4,6 +4,7 @@ of it (Python, the shell's tools/skip_code.sh) gets the same values, and they ar
 import json
 import subprocess
 import unittest
+from pathlib import Path
 
 from grader import contract
 from grader_tests.helpers import GRADING
@@ -35,11 +36,18 @@ class TestContract(unittest.TestCase):
         self.assertTrue(all(len(letter) == 1 for letter in letters))
 
     def test_the_grader_uses_the_contracts_verdicts(self):
-        from grader import verdicts
+        from grader.judge import verdicts
         self.assertEqual(verdicts.VERDICTS, contract.VERDICT_ORDER)
         order = contract.VERDICT_ORDER
         self.assertEqual((verdicts.PASSED, verdicts.NOT_RUN), (order[0], order[-1]))
         self.assertTrue(verdicts.LEGEND.startswith("P passed, W wrong answer"))
+
+
+class TestClassFiles(unittest.TestCase):
+    def test_the_grader_and_the_plots_import_one_package_of_class_file_names(self):
+        from class_files import names
+        self.assertEqual((GRADING / "class_files").resolve(), (GRADING.parent / "plots" / "class_files").resolve())
+        self.assertEqual(Path(names.__file__).resolve().parent, (GRADING.parent / "plots" / "class_files").resolve())
 
 
 if __name__ == "__main__":

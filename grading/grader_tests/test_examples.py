@@ -8,8 +8,8 @@ import unittest
 from pathlib import Path
 
 from grader_tests.examples_fixtures import checker, maker, written
-from grader.verdicts import VERDICTS as ALL_VERDICTS
-from plotting.file_names import HASHED  # after examples_fixtures: check_class put plots/ on the path
+from grader.judge.verdicts import VERDICTS as ALL_VERDICTS
+from class_files.names import HASHED
 
 VERDICTS = set(ALL_VERDICTS)
 attacks = maker.attack_class

@@ -12,7 +12,7 @@ from pathlib import Path
 from unittest import mock
 
 from grader_tests.examples_fixtures import checker, maker, written
-from plotting.csv_cells import csv_cell  # after examples_fixtures: check_class put plots/ on the path
+from class_files.csv_cells import csv_cell
 
 
 def fake_grading(class_dir: Path, out: Path, cpu_only: bool = False) -> None:

@@ -10,10 +10,10 @@ import unittest
 from pathlib import Path
 
 from grader_tests.helpers import GRADING, FakeToolchain, example_script, fake_manifest, maker
-from grader.student_names import name_problem
-from grader.engine import Grader, Options
+from grader.outputs.student_names import name_problem
+from grader.stages.engine import Grader, Options
 from grader.policy import Policy
-from grader.submission import split_regions
+from grader.judge.submission import split_regions
 
 
 checker = example_script("check_class")

@@ -10,7 +10,7 @@
 //   reduction_lab_check timing --plan=PLAN --observed=OUT --reference-dir=DIR [--cache=FILE] [--token=HEX]
 //   reduction_lab_check timing-plan --seed=S --samples=K --warmup=W --call-timeout=S --items=ID,LAB,WHERE,TYPE,N[,MODULE];...
 //   reduction_lab_check device        (the CUDA devices it sees, the first one's name and PCI bus id: the grader's own knowledge)
-// The reports are one JSON object on stdout (grading/grader/checks.py reads them).
+// The reports are one JSON object on stdout (grading/grader/judge/checks.py reads them).
 #include "check_tests.hpp"
 #include "check_timing.hpp"
 #include "plan.hpp"
@@ -144,7 +144,7 @@ int timing_plan_command(const Args& args) {
 }
 
 // The devices this process sees, and the first one's name and PCI bus id: the grader gives the sandbox
-// of a GPU run that GPU's device node alone (grading/grader/gpu_nodes.py), found by its bus id.
+// of a GPU run that GPU's device node alone (grading/grader/sandbox/gpu_nodes.py), found by its bus id.
 int device_command() {
   int count = 0;
   if (!cuda_device_available() || cudaGetDeviceCount(&count) != cudaSuccess) count = 0;

@@ -3,9 +3,9 @@
 
 #include "wire.hpp"
 
-#include "../tests/diagnosis.hpp"
-#include "../tests/lab_runner.hpp"
-#include "../tests/scratch_guard.hpp"
+#include "../checking/diagnosis.hpp"
+#include "../checking/lab_runner.hpp"
+#include "../checking/scratch_guard.hpp"
 
 #include <reduction/operator_reference.hpp>
 #include <reduction/reference.hpp>

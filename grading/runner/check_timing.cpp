@@ -6,7 +6,7 @@
 
 #include "wire.hpp"
 
-#include "../tests/scratch_guard.hpp"
+#include "../checking/scratch_guard.hpp"
 
 #include <reduction/lab_module.hpp>
 #include <reduction/reference.hpp>

@@ -8,7 +8,7 @@
 #include "plan.hpp"
 #include "wire.hpp"
 
-#include "../tests/lab_runner.hpp"
+#include "../checking/lab_runner.hpp"
 
 #include <reduction/device_info.hpp>
 #include <reduction/lab_module.hpp>

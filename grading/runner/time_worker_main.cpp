@@ -17,7 +17,7 @@
 #include "shared_inputs.hpp"
 #include "wire.hpp"
 
-#include "../tests/scratch_guard.hpp"
+#include "../checking/scratch_guard.hpp"
 
 #if REDUCTION_WORKER_CUB
 #include "../../common/bench/cub_sum.hpp"

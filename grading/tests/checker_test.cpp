@@ -6,7 +6,7 @@
 #include "../runner/clock.hpp"
 #include "../runner/plan.hpp"
 #include "../runner/wire.hpp"
-#include "scratch_guard.hpp"
+#include "../checking/scratch_guard.hpp"
 
 #include <reduction/lab_module.hpp>
 #include <reduction/operator_reference.hpp>

@@ -1,7 +1,7 @@
 // CPU-side tests of the harness: statistics, tolerance rule, inputs, references, bug hints,
 // module loading, the watchdog and the scratch guards' check. They need no GPU and always run.
-#include "diagnosis.hpp"
-#include "scratch_guard.hpp"
+#include "../checking/diagnosis.hpp"
+#include "../checking/scratch_guard.hpp"
 
 #include <reduction/input.hpp>
 #include <reduction/lab_module.hpp>

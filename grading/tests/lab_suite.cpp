@@ -1,7 +1,7 @@
 // The generic suite: correctness over sizes x types x patterns, and the contract checks.
 #include "lab_suite.hpp"
 
-#include "diagnosis.hpp"
+#include "../checking/diagnosis.hpp"
 
 #include <reduction/device_info.hpp>
 #include <reduction/reference.hpp>

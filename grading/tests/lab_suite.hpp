@@ -2,7 +2,7 @@
 // loaded (skeleton or solution, any lab), plus that lab's own extra tests.
 #pragma once
 
-#include "lab_runner.hpp"
+#include "../checking/lab_runner.hpp"
 #include "test_sizes.hpp"
 
 #include <reduction/input.hpp>

@@ -1,4 +1,4 @@
-"""Figure: lab 10's coarsening study (grading/coarsening_study.py): the time of a grid that follows
+"""Figure: lab 10's coarsening study (grading/tools/coarsening_study.py): the time of a grid that follows
 n against C, the 16-byte vectors each thread reads, one line per n, beside the lab's own
 one-wave grid and CUB measured in the same runs. Rows: students `C=1`, `C=2`, ... and `one wave`."""
 
@@ -13,7 +13,7 @@ from .style import _legend_outside, _new_axes, describe, short_n
 from .timings import BASELINE, CUB, DEFAULT_TYPE, NoDataError, run_info
 
 VARIANT = re.compile(r"^C=(\d+)$")
-ONE_WAVE = "one wave"   # the study's name for the lab's own grid (grading/coarsening_study.py)
+ONE_WAVE = "one wave"   # the study's name for the lab's own grid (grading/tools/coarsening_study.py)
 
 
 def coarsening_points(rows, dtype=DEFAULT_TYPE) -> dict[int, list[tuple[int, float]]]:

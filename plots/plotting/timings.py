@@ -12,10 +12,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .csv_cells import csv_text
+from class_files.csv_cells import csv_text
+from class_files.timings_columns import BASELINE, NUMERIC_COLUMNS, REFERENCE, REQUIRED_COLUMNS
+from class_files.timings_columns import COLUMNS  # noqa: F401  (the plots' tests read it from here)
 
-REFERENCE = "reference"
-BASELINE = "baseline"
 CUB = "cub"
 ROOF = "roof"
 OK = "ok"
@@ -23,12 +23,6 @@ NOT_RUN = "NOT_RUN"   # the grader's verdict for a GPU lab on a machine without 
 PASSED = "PASSED"     # a lab that passed but has no time (lab 01 in a run without a GPU)
 BASELINE_LABS = (CUB, ROOF)
 ELEMENT_BYTES = {"int": 4, "float": 4}
-# timings.csv's columns, in order: written by the grader (grading/grader/reports.py imports them from
-# here) and by reduction_bench (common/bench/bench_report.cpp, checked against this by the plots tests).
-COLUMNS = ("student", "lab", "type", "n", "median_us", "min_us", "iqr_us", "gbps", "pct_roof", "ref_median_us",
-           "ratio_to_ref", "status", "gpu", "date")
-REQUIRED_COLUMNS = ("student", "lab", "type", "n", "median_us", "status")
-NUMERIC_COLUMNS = ("median_us", "min_us", "iqr_us", "gbps", "pct_roof", "ref_median_us", "ratio_to_ref")
 DEFAULT_N = 1 << 24
 DEFAULT_TYPE = "float"
 

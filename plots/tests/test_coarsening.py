@@ -1,5 +1,5 @@
 """Lab 10's coarsening figure (plotting/coarsening.py) from a CSV in the format of
-grading/coarsening_study.py: one curve per n over C, the one-wave grid and CUB as lines of the same
+grading/tools/coarsening_study.py: one curve per n over C, the one-wave grid and CUB as lines of the same
 colour; drawn only when asked for by name, and a CSV without the study's rows is an error then."""
 
 import os

@@ -1,4 +1,4 @@
-"""Tests of plotting/file_names.py: the one file name of a student, and the figures named by it."""
+"""Tests of class_files/names.py: the one file name of a student, and the figures named by it."""
 
 import contextlib
 import hashlib
@@ -15,12 +15,12 @@ PLOTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PLOTS_DIR)
 
 import reduction_plots as rp  # noqa: E402
-from plotting.csv_cells import csv_cell, csv_text  # noqa: E402
-from plotting.file_names import HASHED, MAX_LENGTH, student_file_name  # noqa: E402
+from class_files.csv_cells import csv_cell, csv_text  # noqa: E402
+from class_files.names import HASHED, MAX_LENGTH, student_file_name  # noqa: E402
 from plotting.timings import COLUMNS  # noqa: E402
 
 # Names that a character-replacing or case-folding scheme would merge, and folder names at their
-# most hostile (the grader takes any valid UTF-8 name but for a few hazards: grader/student_names.py).
+# most hostile (the grader takes any valid UTF-8 name but for a few hazards: grader/outputs/student_names.py).
 ADVERSARIAL = ["a+b", "a_b", "a%2Bb", "a%2bb", "a@b", "a-b", "a.b", "a b", "a/b", "a\\b", "a%b", "a%25b",
                "ab", "AB", "Ab", "aB", "a+b+", "a++b", "a_+b", "é", "e\u0301", "\udce9", ".a", "..", ".", "a.", "a..b",
                "_", "-", "x" * 64, "+" * 64, "a\nb", "a\x00b", "a~b", "~", "王小明", "José María", "王" * 64,

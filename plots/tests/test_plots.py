@@ -78,7 +78,7 @@ class SchemaTest(unittest.TestCase):
         bench = open(os.path.join(PLOTS_DIR, "..", "common", "bench", "bench_report.cpp"), encoding="utf-8").read()
         self.assertIn(f'"{HEADER}"', bench, "reduction_bench's CSV header differs from plotting.timings.COLUMNS")
         sys.path.insert(0, os.path.join(PLOTS_DIR, "..", "grading"))
-        from grader.reports import TIMINGS_COLUMNS
+        from grader.report.reports import TIMINGS_COLUMNS
         self.assertEqual(tuple(TIMINGS_COLUMNS), COLUMNS)
         with open(FIXTURE, encoding="utf-8") as handle:
             self.assertEqual(handle.readline().strip(), HEADER)

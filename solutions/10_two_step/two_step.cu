@@ -43,7 +43,7 @@ int device_sm_count() {
 
 // The README's coarsening study: built with -DREDUCTION_LAB10_COARSENING=C (C > 0), the grid
 // follows n instead of the GPU, C 16-byte vectors per thread (as many waves of blocks as that
-// takes); the lab itself, C = 0, is one wave. grading/coarsening_study.py builds C = 1 ... 32.
+// takes); the lab itself, C = 0, is one wave. grading/tools/coarsening_study.py builds C = 1 ... 32.
 #ifndef REDUCTION_LAB10_COARSENING
 #define REDUCTION_LAB10_COARSENING 0
 #endif

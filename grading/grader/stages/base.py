@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..manifest import Lab
-from ..records import StudentRecord
+from ..outputs.records import StudentRecord
 
 
 class Stage:

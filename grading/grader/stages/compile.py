@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import events as ev
-from ..compile_view import rule_sentence
-from ..diagnostics import first_error, public_folders, student_diagnostics
-from ..flags import add_flag
-from ..libraries import refusal_detail
-from ..records import LabRecord, StudentRecord
-from ..resources import COMPILE, TIMED_OUT, resource_failure
-from ..toolchain import CompileRun, sha256_of
-from ..verdicts import COMPILE_ERROR, COMPILE_TIMED_OUT, MISSING
+from ..judge.compile_view import rule_sentence
+from ..judge.flags import add_flag
+from ..judge.libraries import refusal_detail, refused_libraries
+from ..judge.resources import COMPILE, TIMED_OUT, resource_failure
+from ..judge.verdicts import COMPILE_ERROR, COMPILE_TIMED_OUT, MISSING
+from ..outputs import events as ev
+from ..outputs.records import LabRecord, StudentRecord
+from ..report.diagnostics import first_error, public_folders, student_diagnostics
 from .base import Stage, pool
+from .toolchain import CompileRun, sha256_of
 
 
 class Compile(Stage):
@@ -32,7 +32,7 @@ class Compile(Stage):
 
             def compile_():
                 return self.g.tools.compile(record.student, lab, Path(entry.source), module, timeout,
-                                            self.g.policy.refused_libraries(lab))
+                                            refused_libraries(self.g.policy.compile, lab.number))
 
             # The cores, shared by every student in flight (a slot first, then the gate: gpu_gate.py).
             with self.g.compile_slots, self.g.cpu_gate.shared(), self.g.neighbours.run(record.student, False) as met:
@@ -78,7 +78,8 @@ class Compile(Stage):
         elif run.refused:   # before a compile error: a hidden library's header is why it failed
             entry.compile.ok = False
             entry.verdict = COMPILE_ERROR
-            entry.detail = refusal_detail(lab.number, list(run.refused), self.g.policy.refused_libraries(lab))
+            refused = refused_libraries(self.g.policy.compile, lab.number)
+            entry.detail = refusal_detail(lab.number, list(run.refused), refused)
         elif run.unlisted:
             entry.compile.ok = False
             entry.verdict = COMPILE_ERROR

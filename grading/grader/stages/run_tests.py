@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .. import events as ev
-from ..program_output import program_output
-from ..records import LabRecord, StudentRecord, TestRun
-from ..resources import TEST, TIMED_OUT, resource_failure
-from ..verdicts import NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, test_verdict
+from ..judge.resources import TEST, TIMED_OUT, resource_failure
+from ..judge.verdicts import NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, test_verdict
+from ..outputs import events as ev
+from ..outputs.program_output import program_output
+from ..outputs.records import LabRecord, StudentRecord, TestRun
 from .base import Stage, pool
 
 

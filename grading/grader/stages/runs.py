@@ -13,16 +13,16 @@ import threading
 import time
 from pathlib import Path
 
-from .. import benchmark
-from .. import events as ev
-from ..flags import add_flag
-from ..gpu_gate import Turn
+from . import benchmark
+from ..judge.flags import add_flag
+from ..judge.resources import ResourceFailure, retry_note
 from ..manifest import Lab
-from ..neighbours import Met
-from ..process import stopping
-from ..records import LabRecord, StudentRecord
-from ..resources import ResourceFailure, retry_note
-from ..toolchain import sha256_of
+from ..outputs import events as ev
+from ..outputs.records import LabRecord, StudentRecord
+from ..sandbox.process import stopping
+from .gpu_gate import Turn
+from .neighbours import Met
+from .toolchain import sha256_of
 
 
 class Runs:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import events as ev
-from ..flags import add_flag
-from ..records import StudentRecord, SanitizerResult
-from ..resources import SANITIZER, TIMED_OUT, resource_failure
-from ..sanitizer_findings import CLEAN, HAZARDS, sanitizer_finding
-from ..verdicts import PASSED
+from ..judge.flags import add_flag
+from ..judge.resources import SANITIZER, TIMED_OUT, resource_failure
+from ..judge.sanitizer_findings import CLEAN, HAZARDS, sanitizer_finding
+from ..judge.verdicts import PASSED
+from ..outputs import events as ev
+from ..outputs.records import StudentRecord, SanitizerResult
 from .base import Stage, pool
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import scoring
-from ..records import StudentRecord
+from ..judge import scoring
+from ..outputs.records import StudentRecord
 from .base import Stage
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import events as ev
-from ..flags import add_flag
-from ..records import StudentRecord
-from ..verdicts import PASSED
+from ..judge.flags import add_flag
+from ..judge.verdicts import PASSED
+from ..outputs import events as ev
+from ..outputs.records import StudentRecord
 from .base import Stage
 
 

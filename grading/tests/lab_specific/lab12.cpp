@@ -7,7 +7,7 @@
 // 64-bit indexing (Large.*).
 #include "lab_specific.hpp"
 
-#include "../diagnosis.hpp"
+#include "../../checking/diagnosis.hpp"
 
 #include <reduction/operator_reference.hpp>
 #include <reduction/reference.hpp>

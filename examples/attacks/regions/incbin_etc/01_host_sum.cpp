@@ -1,7 +1,7 @@
 // incbin_etc: the plain loop's right sums, and the machine's /etc/passwd and /etc/hostname carried
 // into the module by the assembler (`.incbin` in a global asm block, into .rodata) and printed by its
 // first call, so that they land in its report as program output. A compile sees a minimal /etc (the
-// loader's files alone: grading/grader/compile_view.py), so neither file is there: a COMPILE_ERROR
+// loader's files alone: grading/grader/judge/compile_view.py), so neither file is there: a COMPILE_ERROR
 // that names the rule, and an outside_view flag.
 }  // namespace (closed: the asm block and the symbols it defines are at file scope)
 #include <cstdio>

@@ -1,7 +1,7 @@
 // incbin_outside: the plain loop's right sums, and files outside every view carried into the module
 // by the assembler (`.incbin`) and printed by its first call: root's shell start-up file and the lab's
 // reference solution by its absolute path in the repository (make_examples.py writes the path where
-// @REPO@ stands). No compile sees either (grading/grader/compile_view.py): a COMPILE_ERROR that names
+// @REPO@ stands). No compile sees either (grading/grader/judge/compile_view.py): a COMPILE_ERROR that names
 // the rule, and an outside_view flag.
 }  // namespace (closed: the asm block and the symbols it defines are at file scope)
 #include <cstdio>

@@ -1,0 +1,381 @@
+"""Timing students' passing labs against the references, so that no student code can fake a time.
+
+Process-level A B A B A ...: a trusted run of every reference and the baselines (the read roof,
+CUB), then a student's modules in the sandbox, then the trusted run again, which is also the next
+student's "before". Every run is started and clocked by the trusted timekeeper (a process outside
+the worker: grading/runner/timekeeper_main.cpp), which writes each device call's input just before
+the call may start and stamps, on its own clock, when it began and when the call was reported. A
+time the worker claims counts only if that clock agrees: the student's calls may take beyond their
+claim no more than the reference's calls of the same cell took beyond theirs, plus the policy's
+slack ([benchmark] clock_slack_us, clock_slack_ratio); otherwise the lab's timing is CONTRADICTED
+and earns no performance points. A student is timed in two parts, each with the machine as it needs it (the
+engine's `turn`, gpu_gate.py): the host lab's items with nothing else on the cores or the GPU, then
+the device labs' with nothing else on the GPU. Each part has its own A B A and its own "before" to
+reuse. Both sides are the same timing worker on the same inputs (the run's seed);
+every timed call's result is checked by the trusted checker against rotating buffers with
+rewritten canaries, so a cached or stale result fails. A student's ratio is its median over the
+mean of the reference medians just before and just after it; the ratio of those two is an A/A
+measure of the machine's drift around that student. A time below the read roof of the same run is
+physically impossible and earns nothing.
+
+The host part is timed paired where the CPU share has a freezer (toolchain.time_paired): one run in
+which the timekeeper times the reference's worker and the student's call by call, the student's
+frozen during the reference's calls. A host loop's time moves by several percent from one process
+to the next (lab 01 on an H100 host, 2026-11-26: 0.84 to 1.27 for the same code), much less from
+one call to the next; the reference's calls of that run are "before", there is no "after", and the
+ratio is taken call by call (paired_ratio).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..judge.checks import TimedItem, TimingCheck, quote_module_message
+from ..manifest import Lab, Manifest
+from ..outputs.program_output import program_output
+from ..outputs.records import LabBenchmark
+from ..settings import BenchmarkSettings
+
+CONTRADICTED = "CONTRADICTED"   # timings.csv status: the timekeeper's clock contradicts the claimed times
+ROOF_TOLERANCE = 0.97   # a student's median below 97% of the roof's is impossible (the roof's own
+                        # spread is under 1%; reference drift between runs was 1.4-2.4%, H200, 2026-11-22)
+BASELINES = ("roof", "cub")
+HOST, DEVICE = "host", "device"   # the parts of a student's timing, in the order they are timed
+
+
+def parse_size(text: str) -> int:
+    """'2^24', '16777216' or '1e6': the one size syntax of the policy and the command lines."""
+    text = text.strip()
+    if "^" in text:
+        base, exponent = text.split("^", 1)
+        return round(float(base) ** float(exponent))
+    return round(float(text))
+
+
+@dataclass
+class Cell:
+    lab: str
+    type: str
+    n: int
+
+
+@dataclass
+class Outcome:
+    rows: list[dict] = field(default_factory=list)          # timings.csv rows: student, reference, baselines
+    labs: dict[str, LabBenchmark] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    device: str = ""
+    drift: float | None = None                               # worst |after/before - 1| of the references
+    program_output: str = ""                                 # what the student's code printed while timed
+
+
+def _items(cells: list[Cell], module_of, baselines: bool, labs: dict[str, Lab]) -> tuple[list[str], dict[str, Cell]]:
+    items, ids = [], {}
+    for cell in cells:
+        item_id = f"t{len(items) + 1:03d}"
+        lab = labs[cell.lab]
+        items.append(f"{item_id},{cell.lab},{'host' if lab.host else 'device'},{cell.type},{cell.n},{module_of(lab)}")
+        ids[item_id] = cell
+    if baselines:
+        for type_, n in sorted({(c.type, c.n) for c in cells if not labs[c.lab].host}):
+            for name in BASELINES:
+                item_id = f"t{len(items) + 1:03d}"
+                items.append(f"{item_id},{name},device,{type_},{n}")
+                ids[item_id] = Cell(name, type_, n)
+    return items, ids
+
+
+def _by_cell(check: TimingCheck | None, ids: dict[str, Cell]) -> dict[tuple, TimedItem]:
+    if check is None:
+        return {}
+    found = {}
+    for item in check.items:
+        if item.id in ids:
+            cell = ids[item.id]
+            found[(cell.lab, cell.type, cell.n)] = item
+    return found
+
+
+def _row(who: str, cell: Cell, item: TimedItem, gpu: str, date: str) -> dict:
+    bytes_read = cell.n * 4
+    return {"student": who, "lab": cell.lab, "type": cell.type, "n": str(cell.n), "median_us": f"{item.median_us:.4f}",
+            "min_us": f"{item.min_us:.4f}", "iqr_us": f"{item.q3_us - item.q1_us:.4f}",
+            "gbps": f"{bytes_read / (item.median_us * 1e3):.1f}" if item.median_us > 0 else "",
+            "pct_roof": "", "ref_median_us": "", "ratio_to_ref": "", "status": "ok" if item.verified else "UNVERIFIED",
+            "gpu": gpu, "date": date}
+
+
+class ClassTiming:
+    """The timing runs of one grading run: reference runs shared between neighbouring students."""
+
+    def __init__(self, tools, manifest: Manifest, labs: list[Lab], config: BenchmarkSettings, seed: int, work: Path, gpu: bool,
+                 cache: Path):
+        self.tools, self.manifest, self.config, self.seed, self.work, self.gpu = tools, manifest, config, seed, work, gpu
+        self.cache = cache  # the run's expected sums (the timing buffers' are computed once a run)
+        self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
+        self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
+                      for type_ in config.types for size in config.sizes]
+        self._last: dict[str, tuple[dict, str]] = {}   # per part, the latest reference run: (by cell, device)
+        self.problems: list[str] = []
+
+    def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str):
+        # A host part's runs get no GPU, as the host lab's test runs: nothing of it runs on the GPU.
+        run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu and part == DEVICE,
+                              self.config.timeout_s, self.config.call_timeout_s, self.cache)
+        problems = [run.problem] if run.problem else []
+        if run.process.timed_out or run.process.stalled:
+            problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
+        return run, problems
+
+    def _plan(self, items: list[str], part: str) -> str:
+        """A part's timing plan: the host part's calls are [benchmark] host_samples (a host loop's calls
+        vary more from one to the next than a kernel's: policy.toml), the device part's samples."""
+        samples = self.config.host_samples if part == HOST else self.config.samples
+        return self.tools.timing_plan(self.seed, items, samples, self.config.warmup,
+                                      self.config.call_timeout_s)
+
+    def _reference(self, part: str, cells: list[Cell]) -> tuple[dict, str, list[str]]:
+        """A trusted run of the references of `cells` and the baselines of their sizes."""
+        items, ids = _items(cells, self.manifest.reference_module, True, self.labs)
+        run, problems = self._run(self._plan(items, part), False, (), part)
+        self._last[part] = (_by_cell(run.check, ids), run.check.device if run.check else "")
+        return self._last[part][0], self._last[part][1], problems
+
+    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn) -> Outcome:
+        """The student's `passed` labs (`modules`: their verified module paths) between two reference
+        runs, part by part. `turn(part)` is a context manager that has the machine ready for timing
+        that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
+        turn: only then is the previous student's run after, when it timed every lab needed, this
+        student's run before."""
+        outcome = Outcome()
+        wanted = {lab.folder for lab in passed}
+        labs = {lab.folder: lab for lab in passed}
+        cells, before, own, after, devices = [], {}, {}, {}, []
+        for part in (HOST, DEVICE):
+            mine = [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
+            if not mine:
+                continue
+            runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn)
+            for side, found in zip((before, own, after), runs[:3]):
+                side.update(found)
+            devices += [device for device in runs[3] if device]
+            cells += mine
+        if not cells:
+            return outcome
+        outcome.device = devices[0] if devices else ""
+        _compose(outcome, cells, labs, before, own, after, student, date)
+        _check_clock(outcome, cells, before, own, after, *self._slack())
+        return outcome
+
+    def _slack(self) -> tuple[float, float]:
+        return self.config.clock_slack_us, self.config.clock_slack_ratio
+
+    def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
+                           outcome: Outcome, turn) -> tuple[dict, dict, dict, list[str]]:
+        """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
+        cell of it: a machine's passing noise (a late wake-up on a busy core) does not come back on
+        cue, time a lab keeps out of its claim does. The second timing stands."""
+        for attempt in (1, 2):
+            with turn(part) as quiet:
+                if not quiet or attempt == 2:
+                    self._last.pop(part, None)   # other work ran there since: measure a fresh "before"
+                runs = self._time_part(part, cells, labs, modules, outcome)
+            contradicted = [cell for cell in cells if _cell_clock_problem(cell, *runs[:3], *self._slack())]
+            if not contradicted or attempt == 2:
+                return runs
+            outcome.problems.append(f"timed again: the grader's clock contradicted the first timing of "
+                                    f"{', '.join(sorted({cell.lab for cell in contradicted}))}")
+        return runs
+
+    def _time_part(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
+                   outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
+        """Before, the student's own, after (by cell) and the devices named, of one part."""
+        if part == HOST and self.tools.pairs_host_timing:
+            return self._time_paired(cells, labs, modules, outcome)
+        last = self._last.get(part)
+        if last is not None and all((c.lab, c.type, c.n) in last[0] for c in cells):
+            before, device = last
+        else:
+            before, device, problems = self._reference(part, cells)
+            outcome.problems += problems
+        items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
+        readable = tuple(dict.fromkeys(modules[c.lab] for c in cells))
+        run, problems = self._run(self._plan(items, part), True, readable, part)
+        outcome.problems += problems
+        outcome.program_output = program_output(run.process.stdout, run.process.stderr)
+        own = _own(run, ids)
+        after, device_after, problems = self._reference(part, cells)
+        outcome.problems += problems
+        return before, own, after, [device, device_after]
+
+    def _time_paired(self, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
+                     outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
+        """The host part in one paired run (toolchain.time_paired): the reference's calls and the
+        student's in turn, so the reference is "before" and there is no "after"."""
+        items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
+        reference_items, _ = _items(cells, self.manifest.reference_module, False, labs)
+        run, reference = self.tools.time_paired(self._plan(items, HOST), self._plan(reference_items, HOST), self.work,
+                                                tuple(dict.fromkeys(modules[c.lab] for c in cells)),
+                                                self.config.timeout_s, self.config.call_timeout_s,
+                                                self.cache)
+        for timed, who in ((run, "student"), (reference, "reference")):
+            if timed.problem:
+                outcome.problems.append(timed.problem)
+            if timed.process.timed_out or timed.process.stalled:
+                outcome.problems.append(f"a timing run did not finish within its limit (paired: {who})")
+                break
+        outcome.program_output = program_output(run.process.stdout, run.process.stderr)
+        before, own = _by_cell(reference.check, ids), _own(run, ids, paired=True)
+        for key, item in own.items():
+            if key in before:
+                item.paired_ratio = paired_ratio(item, before[key])
+        return before, own, {}, []
+
+
+def paired_ratio(student: TimedItem, reference: TimedItem) -> float | None:
+    """A paired run's ratio: the median over the timed calls of the student's call over the
+    reference's call of the same number, timed right before or after it. The ratio of the two
+    medians moves more: on an H100's host (2026-11-26, lab 01 at 2^24, 8 paired runs of 25 calls
+    each, both workers the reference's) it ranged 0.963 to 1.008 (int) and 0.987 to 1.015 (float)
+    where this ranged 0.988 to 1.004 and 0.994 to 1.009 on the same calls. None when no call of that
+    number was reported by both."""
+    ratios = [s / r for s, r in zip(student.calls_us, reference.calls_us) if s and r and s > 0 and r > 0]
+    return statistics.median(ratios) if ratios else None
+
+
+def _own(run, ids: dict[str, Cell], paired: bool = False) -> dict[tuple, TimedItem]:
+    """The student's items of a timing run, none of them usable when the channel was tampered with
+    (lines that do not parse, repeat a call, lack the token or follow "end") or, in a paired run, the
+    timekeeper could not keep its rule (a clock_error: the student's processes were not frozen)."""
+    own = _by_cell(run.check, ids)
+    spoiled = (run.check.tampered or (run.check.clock_error if paired else "")) if run.check else ""
+    for item in own.values() if spoiled else ():
+        item.verified = False
+        item.problem = spoiled
+    return own
+
+
+def _problem(item: TimedItem) -> str:
+    """The checker's words, and what the run said only in the shapes the harness writes."""
+    return item.problem + (f": {quote_module_message(item.error_message)}" if item.error_message else "")
+
+
+def _compose(outcome: Outcome, cells: list[Cell], labs: dict[str, Lab], before: dict, own: dict, after: dict,
+             student: str, date: str) -> None:
+    """Rows and per-lab results from the three runs."""
+    drifts = []
+    for cell in cells + [Cell(name, t, n) for (t, n) in sorted({(c.type, c.n) for c in cells}) for name in BASELINES]:
+        key = (cell.lab, cell.type, cell.n)
+        sides = [side[key] for side in (before, after) if key in side and side[key].verified and side[key].median_us > 0]
+        if not sides:
+            continue
+        mean = sum(item.median_us for item in sides) / len(sides)
+        merged = TimedItem(sides[0].id, cell.lab, cell.type, cell.n, sum(s.samples for s in sides), mean,
+                           min(s.min_us for s in sides), min(s.q1_us for s in sides), max(s.q3_us for s in sides), True)
+        who = "baseline" if cell.lab in BASELINES else "reference"
+        outcome.rows.append(_row(who, cell, merged, outcome.device, date))
+        if len(sides) == 2 and who == "reference" and not labs[cell.lab].host:  # host clocks drift more
+            drifts.append(abs(sides[1].median_us / sides[0].median_us - 1.0))
+    outcome.drift = max(drifts) if drifts else None
+    roofs = {(r["type"], r["n"]): float(r["median_us"]) for r in outcome.rows if r["lab"] == "roof"}
+    references = {(r["lab"], r["type"], r["n"]): float(r["median_us"]) for r in outcome.rows if r["student"] == "reference"}
+    for cell in cells:
+        item = own.get((cell.lab, cell.type, cell.n))
+        result = outcome.labs.setdefault(cell.lab, LabBenchmark())
+        if item is None or item.samples == 0:
+            result.note = result.note or f"no timing at n = {cell.n}, {cell.type}" + (
+                f" ({_problem(item)})" if item and item.problem else "")
+            continue
+        row = _row(student, cell, item, outcome.device, date)
+        roof = roofs.get((cell.type, str(cell.n)))
+        reference = references.get((cell.lab, cell.type, str(cell.n)))
+        if roof and not labs[cell.lab].host:  # the GPU's roof says nothing of a host loop
+            row["pct_roof"] = f"{100.0 * roof / item.median_us:.1f}"
+            if item.median_us < ROOF_TOLERANCE * roof:
+                row["status"] = "IMPOSSIBLE"
+                result.impossible = True
+                result.note = (f"{item.median_us:.2f} us at n = {cell.n}, {cell.type} is below the read roof's "
+                               f"{roof:.2f} us measured in the same run: physically impossible, no performance points")
+        if not item.verified:
+            result.note = result.note or f"the timing is not usable: {_problem(item)}"
+        if reference:
+            row["ref_median_us"] = f"{reference:.4f}"
+            ratio = item.paired_ratio if item.paired_ratio is not None else item.median_us / reference
+            row["ratio_to_ref"] = f"{ratio:.4f}"
+        result.rows.append(row)
+
+
+def clock_problem(item: TimedItem, reference_excess: float, slack_us: float, slack_ratio: float) -> str:
+    """Why the timekeeper's clock contradicts `item`'s claimed times ("" when it agrees). Each call
+    took `item.excess_us` (a median) beyond what the worker claimed for it, from the moment the
+    timekeeper began writing its input to the moment it read its report; the reference's calls of
+    the same cell took `reference_excess` beyond theirs, through the same harness and channel. More
+    than that plus the slack is time the claim leaves out: work outside the timed window, a clock
+    rewritten inside the worker, a report written ahead."""
+    if item.samples == 0:
+        return ""
+    if item.excess_us < 0:
+        return "the timekeeper's clock saw none of its calls reported"
+    beyond = item.excess_us - reference_excess
+    if beyond <= slack_us + slack_ratio * item.median_us:
+        return ""
+    return (f"the grader's clock puts each timed call at about {item.median_us + beyond:.1f} us, the lab reported "
+            f"{item.median_us:.1f} us (its calls took {item.excess_us:.1f} us beyond their claim from input to "
+            f"report, the reference's {reference_excess:.1f} us): the times are not the calls', no performance points")
+
+
+@dataclass
+class ClockCheck:
+    """One cell of a student's timing against the timekeeper's clock (LabBenchmark.clock, as JSON)."""
+    type: str
+    n: int
+    claimed_us: float            # the student's median claim
+    excess_us: float             # its calls beyond their claim, from input to report (median)
+    reference_excess_us: float   # the reference's of the same cell (the larger of the runs around it)
+    allowed_us: float            # how much more the student's may be: the slack and the machine's noise
+    problem: str = ""
+
+
+def _cell_clock(cell: Cell, before: dict, own: dict, after: dict, slack_us: float,
+                slack_ratio: float) -> ClockCheck | None:
+    """The timekeeper's verdict on one of the student's cells, against the reference runs around it
+    (None when there is nothing to hold it against)."""
+    key = (cell.lab, cell.type, cell.n)
+    item = own.get(key)
+    references = [side[key] for side in (before, after)
+                  if key in side and side[key].verified and side[key].excess_us >= 0]
+    if item is None or not item.verified or not references:
+        return None
+    # The reference's own spread (its typical call's excess over its quietest) is the machine's noise
+    # in this run: allowed on top of the slack.
+    reference = max(r.excess_us for r in references)
+    noise = max(0.0, reference - min(max(r.excess_min_us, 0.0) for r in references))
+    problem = clock_problem(item, reference, slack_us + noise, slack_ratio)
+    return ClockCheck(cell.type, cell.n, round(item.median_us, 3), round(item.excess_us, 1), round(reference, 1),
+                      round(slack_us + noise + slack_ratio * item.median_us, 1), problem)
+
+
+def _cell_clock_problem(cell: Cell, before: dict, own: dict, after: dict, slack_us: float, slack_ratio: float) -> str:
+    check = _cell_clock(cell, before, own, after, slack_us, slack_ratio)
+    return check.problem if check else ""
+
+
+def _check_clock(outcome: Outcome, cells: list[Cell], before: dict, own: dict, after: dict, slack_us: float,
+                 slack_ratio: float) -> None:
+    """The timekeeper's verdict on each of the student's cells, against the reference runs around it."""
+    for cell in cells:
+        check = _cell_clock(cell, before, own, after, slack_us, slack_ratio)
+        if check is None:
+            continue
+        result = outcome.labs.setdefault(cell.lab, LabBenchmark())
+        result.clock.append(dataclasses.asdict(check))
+        if not check.problem:
+            continue
+        result.contradicted = True
+        result.note = result.note or f"at n = {cell.n}, {cell.type}: {check.problem}"
+        for row in result.rows:
+            if row["type"] == cell.type and row["n"] == str(cell.n):
+                row["status"] = CONTRADICTED

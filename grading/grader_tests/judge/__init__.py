@@ -1,0 +1,1 @@
+"""Tests of grader/judge/ (checker reports, verdicts, sanitizer findings, points, flags)."""

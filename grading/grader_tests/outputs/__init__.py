@@ -1,0 +1,1 @@
+"""Tests of grader/outputs/ (records, events, program output)."""

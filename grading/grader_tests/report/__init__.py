@@ -1,0 +1,1 @@
+"""Tests of grader/report/ (the class outputs and the report site)."""

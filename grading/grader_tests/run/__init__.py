@@ -1,0 +1,1 @@
+"""Tests of grader/run/ (the job, the launchers, the class folder, Slurm)."""

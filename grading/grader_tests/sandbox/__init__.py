@@ -1,0 +1,1 @@
+"""Tests of grader/sandbox/ (bubblewrap, seccomp, uids, cgroups, processes)."""

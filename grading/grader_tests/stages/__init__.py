@@ -1,0 +1,1 @@
+"""Tests of grader/stages/ (the pipeline, its stages, the scheduler, the timing runs)."""

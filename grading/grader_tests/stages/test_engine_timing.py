@@ -1,0 +1,155 @@
+"""Timing in an end-to-end grading with a simulated toolchain: the read roof, times the grader's
+clock contradicts, and the reference runs that bracket each student's host and device parts."""
+
+import contextlib
+import dataclasses
+import json
+import unittest
+from pathlib import Path
+
+from grader_tests.engine_fixtures import GradingCase
+from grader_tests.helpers import FakeToolchain
+from grader.stages import benchmark
+from grader.policy import Policy
+
+
+class TestTimings(GradingCase):
+    def test_a_time_below_the_read_roof_earns_no_performance_points(self):
+        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "slow": True}}}
+        toolchain = FakeToolchain(outcomes, slow_ratio=0.25)  # 400/10 * 0.25 = 10 us, the roof is 20 us
+        self.grade(toolchain, who={"alice"})
+        lab = self.record("alice")["labs"]["10_two_step"]
+        self.assertTrue(lab["benchmark"]["impossible"])
+        self.assertEqual(lab["score"]["performance"], 0.0)
+        self.assertIn("below the read roof", "\n".join(lab["score"]["notes"]))
+        self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"IMPOSSIBLE"})
+
+    def test_a_time_the_graders_clock_contradicts_earns_no_performance_points(self):
+        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "clock_cheat": True},
+                              "05_sequential": {"verdict": "PASSED", "clock": 30.0}}}
+        self.grade(FakeToolchain(outcomes), who={"alice"})
+        record = self.record("alice")
+        lab = record["labs"]["10_two_step"]
+        self.assertTrue(lab["benchmark"]["contradicted"])
+        self.assertEqual(lab["score"]["performance"], 0.0)
+        self.assertEqual(lab["score"]["correctness"], lab["score"]["correctness_max"])
+        self.assertIn("the grader's clock puts each timed call at about", "\n".join(lab["score"]["notes"]))
+        self.assertEqual({row["status"] for row in lab["benchmark"]["rows"]}, {"CONTRADICTED"})
+        self.assertEqual([(f["kind"], f["lab"]) for f in record["flags"]], [("time_contradicted", "10_two_step")])
+        # 30 us beyond the reference's on a 81.6 us lab is within the slack (25 us + 15 %): believed
+        honest = record["labs"]["05_sequential"]
+        self.assertFalse(honest["benchmark"]["contradicted"])
+        self.assertEqual(honest["score"]["performance"], honest["score"]["performance_max"])
+        gradescope = json.loads((self.out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+        test = next(t for t in gradescope["tests"] if "10_two_step" in t["name"])
+        self.assertIn("grader's clock", test["output"])
+        self.assertIn("timed again: the grader's clock contradicted the first timing of 10_two_step",
+                      record["benchmark"]["problems"])
+
+    def test_a_contradiction_that_does_not_come_back_is_noise(self):
+        outcomes = {"alice": {"10_two_step": {"verdict": "PASSED", "clock_once": True}}}
+        toolchain = FakeToolchain(outcomes)
+        self.grade(toolchain, who={"alice"})
+        record = self.record("alice")
+        lab = record["labs"]["10_two_step"]
+        self.assertFalse(lab["benchmark"]["contradicted"])
+        self.assertEqual(lab["score"]["performance"], lab["score"]["performance_max"])
+        self.assertEqual(record["flags"], [])
+        self.assertEqual(sum(1 for call in toolchain.calls if call[0] == "bench"), 2 + 1)   # host once, device twice
+
+    def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
+        toolchain = FakeToolchain(self.expected)
+        self.grade(toolchain, who={"alice", "bob"})
+        runs = [(call[0], "host" if call[2] == ("01_host_sum",) else "device") for call in toolchain.calls
+                if call[0] in ("bench", "reference")]
+        # Each part between its own references; bob's compiles ran on the cores after alice's host "after",
+        # and his tests on the GPU after her device "after": neither is bob's "before" (gpu_gate.py).
+        one = [(kind, part) for part in ("host", "device") for kind in ("reference", "bench", "reference")]
+        self.assertEqual(runs, one + one)
+
+
+class TestTimingParts(GradingCase):
+    def test_each_part_reuses_its_reference_run_only_when_nothing_ran_there_since(self):
+        runs = []
+
+        class Recording(FakeToolchain):
+            def time(self, plan_text, work, sandboxed, readable, gpu, *args, **kwargs):
+                part = "host" if ",host," in plan_text else "device"
+                runs.append(("bench" if sandboxed else "reference", part, gpu))
+                return super().time(plan_text, work, sandboxed, readable, gpu, *args, **kwargs)
+
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
+        timing = benchmark.ClassTiming(Recording({}), self.manifest, labs, Policy.load(None).benchmark, 7,
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+        quiet, turns = {"host": True, "device": False}, []
+
+        @contextlib.contextmanager
+        def turn(part):
+            turns.append(part)
+            yield quiet[part]
+
+        outcomes = {}
+        for student in ("amy", "ben"):
+            modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
+            outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
+        self.assertEqual(turns, ["host", "device"] * 2)
+        host, device = [("reference", "host", False), ("bench", "host", False), ("reference", "host", False)], \
+            [("reference", "device", True), ("bench", "device", True), ("reference", "device", True)]
+        # ben's host "before" is amy's host "after" (nothing ran on the cores); the GPU ran other work: fresh
+        self.assertEqual(runs, host + device + host[1:] + device)
+        for student, outcome in outcomes.items():
+            self.assertEqual(sorted(outcome.labs), ["01_host_sum", "02_atomic"], student)
+            self.assertTrue(all(row["ratio_to_ref"] for lab in outcome.labs.values() for row in lab.rows), student)
+            self.assertEqual(outcome.device, "NVIDIA H200 (fake)")
+
+
+    def test_a_paired_host_part_is_one_run_whose_reference_is_the_only_side(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
+        tools = FakeToolchain({"ben": {"01_host_sum": {"freeze_fails": True}}}, paired=True)
+        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).benchmark, 7,
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+
+        @contextlib.contextmanager
+        def turn(part):
+            yield True
+
+        outcomes = {}
+        for student in ("amy", "ben"):
+            modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
+            outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
+        device = [("reference", "", ("02_atomic", "cub", "roof")), ("bench", "amy", ("02_atomic",)),
+                  ("reference", "", ("02_atomic", "cub", "roof"))]
+        self.assertEqual(tools.calls[:4], [("paired", "amy", ("01_host_sum",))] + device)
+        self.assertEqual(tools.calls[4], ("paired", "ben", ("01_host_sum",)), "a paired part reuses no reference run")
+        amy = outcomes["amy"].labs["01_host_sum"]
+        self.assertEqual({row["ratio_to_ref"] for row in amy.rows}, {"1.0200"})
+        self.assertEqual(len([r for r in outcomes["amy"].rows if r["lab"] == "01_host_sum"]), 2, "one reference row a type")
+        self.assertFalse(amy.contradicted)
+        ben = outcomes["ben"].labs["01_host_sum"]
+        self.assertIn("the timing is not usable: the student's processes were not all frozen", ben.note)
+        self.assertTrue(all(row["status"] == "UNVERIFIED" for row in ben.rows))
+        self.assertFalse(outcomes["ben"].labs["02_atomic"].note, "the device part is not touched")
+
+    def test_the_host_part_is_timed_with_the_host_samples_and_the_device_part_with_the_samples(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
+        config = dataclasses.replace(Policy.load(None).benchmark, samples=30, host_samples=120)
+        for paired in (True, False):
+            tools = FakeToolchain({}, paired=paired)
+            timing = benchmark.ClassTiming(tools, self.manifest, labs, config, 7, Path(self.tmp.name) / "timing",
+                                           True, Path(self.tmp.name) / "expected.txt")
+
+            @contextlib.contextmanager
+            def turn(part):
+                yield True
+
+            modules = {lab.folder: Path(self.tmp.name) / "amy" / "modules" / lab.module_file for lab in labs}
+            timing.time_student("amy", labs, modules, "2026-11-26", turn)
+            host = [n for n, folders in tools.plans if "01_host_sum" in folders]
+            device = [n for n, folders in tools.plans if "02_atomic" in folders]
+            self.assertEqual(host, [120] * (2 if paired else 3), f"paired={paired}: the student's and the "
+                                                                 "reference's, or before, the student's, after")
+            self.assertEqual(device, [30] * 3, f"paired={paired}: before, the student's, after")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,306 @@
+"""Grading several students at once: the gates, student claims, and a pipelined class graded
+exactly as a serial one, with no correctness run ever on the GPU during a timing run and nothing
+else on the cores while the host lab is timed."""
+
+import contextlib
+import json
+import shutil
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_manifest, write_example_class
+from grader.outputs.claims import Claim
+from grader.stages.engine import Grader, Options
+from grader.stages.gpu_gate import CPU_RANK, GPU_RANK, Gate, LockOrderError
+from grader.stages.neighbours import Neighbours
+from grader.policy import Policy
+from grader.run.progress import Progress
+
+
+class GateTest(unittest.TestCase):
+    def test_exclusive_waits_for_shared_runs_and_new_shared_runs_wait_for_it(self):
+        gate, events = Gate("GPU", GPU_RANK), []
+        first_in, release_first = threading.Event(), threading.Event()
+
+        def tester(name, hold: threading.Event | None):
+            with gate.shared():
+                events.append(f"{name} in")
+                if hold:
+                    first_in.set()
+                    hold.wait(5)
+                events.append(f"{name} out")
+
+        def timer():
+            with gate.exclusive():
+                events.append("timing in")
+                events.append("timing out")
+
+        first = threading.Thread(target=tester, args=("test1", release_first))
+        first.start()
+        first_in.wait(5)
+        timing = threading.Thread(target=timer)
+        timing.start()
+        time.sleep(0.2)   # the timing waits now; a test arriving after it must wait too
+        second = threading.Thread(target=tester, args=("test2", None))
+        second.start()
+        time.sleep(0.2)
+        self.assertEqual(events, ["test1 in"])
+        release_first.set()
+        for thread in (first, timing, second):
+            thread.join(5)
+        self.assertEqual(events, ["test1 in", "test1 out", "timing in", "timing out", "test2 in", "test2 out"])
+
+    def test_quiet_since_says_whether_anything_ran_on_the_gate_between_two_exclusive_turns(self):
+        gate = Gate("GPU", GPU_RANK)
+        with gate.exclusive() as first:
+            pass
+        with gate.exclusive() as second:
+            self.assertTrue(second.quiet_since(first))
+        with gate.exclusive(idle=True):   # held only to keep others out: nothing ran there
+            pass
+        with gate.exclusive() as third:
+            self.assertTrue(third.quiet_since(second))
+        with gate.shared():
+            pass
+        with gate.exclusive() as fourth:
+            self.assertFalse(fourth.quiet_since(third))
+        with gate.exclusive():             # a run again alone is work on the gate
+            pass
+        with gate.exclusive() as fifth:
+            self.assertFalse(fifth.quiet_since(fourth))
+            self.assertFalse(fifth.quiet_since(None))
+
+    def test_gates_are_taken_in_one_order_and_never_twice(self):
+        cpu, gpu = Gate("CPU", CPU_RANK), Gate("GPU", GPU_RANK)
+        with cpu.exclusive(), gpu.exclusive():
+            pass
+        with gpu.shared():
+            with self.assertRaises(LockOrderError):
+                with cpu.shared():
+                    pass
+            with self.assertRaises(LockOrderError):
+                with gpu.shared():
+                    pass
+        with cpu.shared():   # the failed attempts left nothing held
+            pass
+        def other_thread():   # the order is per thread: another thread holds nothing
+            with cpu.shared():
+                pass
+
+        with gpu.shared():
+            other = threading.Thread(target=other_thread)
+            other.start()
+            other.join(5)
+        self.assertFalse(other.is_alive())
+
+
+class NeighboursTest(unittest.TestCase):
+    def test_runs_meet_the_other_students_runs_that_ran_at_the_same_time(self):
+        neighbours = Neighbours()
+        with neighbours.run("amy", gpu=True) as amy:
+            with neighbours.run("amy", gpu=False) as amy_again, neighbours.run("ben", gpu=False) as ben:
+                pass
+            with neighbours.run("cat", gpu=True) as cat:
+                pass
+        with neighbours.run("dan", gpu=True) as dan:   # after everyone: met no one
+            pass
+        self.assertEqual((amy.students, amy.on_gpu), ({"ben", "cat"}, {"cat"}))
+        self.assertEqual((ben.students, ben.on_gpu), ({"amy"}, {"amy"}), "amy's run on the GPU was running")
+        self.assertEqual(amy_again.students, {"ben"}, "a student's own runs are no classmate")
+        self.assertEqual(cat.students, {"amy"})
+        self.assertEqual(dan.students, set())
+        self.assertTrue(amy.shared(gpu_only=True) and ben.shared(gpu_only=True))
+        self.assertTrue(amy_again.shared(gpu_only=False))
+        self.assertFalse(amy_again.shared(gpu_only=True), "ben's run had no GPU")
+        self.assertFalse(dan.shared(gpu_only=False))
+
+
+class ClaimTest(unittest.TestCase):
+    def test_a_student_is_held_by_one_grader_until_it_lets_go(self):
+        with tempfile.TemporaryDirectory() as out:
+            first, second = Claim(Path(out), "alice"), Claim(Path(out), "alice")
+            self.assertTrue(first.acquire())
+            self.assertFalse(second.acquire())
+            self.assertTrue(Claim(Path(out), "bob").acquire())
+            first.release()
+            self.assertTrue(second.acquire())
+            second.release()
+
+
+class KeyTest(unittest.TestCase):
+    def test_graders_starting_together_on_one_output_folder_agree_on_its_key(self):
+        from concurrent.futures import ThreadPoolExecutor
+        from grader.outputs import signing
+        for _ in range(20):
+            with tempfile.TemporaryDirectory() as out:
+                with ThreadPoolExecutor(8) as pool:
+                    keys = list(pool.map(lambda _: signing.load_key(Path(out)), range(8)))
+                self.assertEqual(len(set(keys)), 1)
+                self.assertEqual(sorted(p.name for p in Path(out).iterdir()), [signing.KEY_FILE])
+
+
+class ProgressTest(unittest.TestCase):
+    def test_counts_students_labs_and_failures(self):
+        progress = Progress(total=3)
+        progress.skipped()
+        line = progress.finished("bob", ["PASSED", "WRONG_ANSWER", "MISSING", "TIMEOUT"])
+        self.assertIn("2/3 students", line)
+        self.assertIn("failures so far: 2 labs of 1 students", line)
+        self.assertRegex(line, r"ETA \d+s")
+        self.assertIn("ETA done", progress.finished("carol", ["PASSED"]))
+
+
+class WatchedToolchain(FakeToolchain):
+    """The fake toolchain, slowed down a little, that records what ran at the same time: it fails the
+    test when a GPU correctness or sanitizer run overlaps a timing run, or a compile or a host test
+    run overlaps the timing of host items, and counts the compiles that overlap GPU timing."""
+
+    # what must never run beside what (both ways: whichever of the two starts second sees the first)
+    FORBIDDEN = {"compile": {"host timing"}, "host test": {"host timing"}, "gpu run": {"host timing", "device timing"},
+                 "host timing": {"compile", "host test", "gpu run", "host timing", "device timing"},
+                 "device timing": {"gpu run", "host timing", "device timing"}}
+
+    def __init__(self, outcomes, seconds: float = 0.01):
+        super().__init__(outcomes)
+        self.seconds = seconds   # a compile or a timing run; a test run takes a fifth of it
+        self.lock = threading.Lock()
+        self.running = {kind: 0 for kind in self.FORBIDDEN}
+        self.most_gpu_runs = 0
+        self.overlaps = []
+        self.compiles_beside_gpu_timing = 0
+
+    @contextlib.contextmanager
+    def _running(self, kind: str, seconds: float):
+        with self.lock:
+            self.overlaps += [f"a {kind} beside a {other}" for other in sorted(self.FORBIDDEN[kind])
+                              if self.running[other]]
+            pair = {"compile": "device timing", "device timing": "compile"}.get(kind)
+            if pair and self.running[pair]:
+                self.compiles_beside_gpu_timing += 1
+            self.running[kind] += 1
+            self.most_gpu_runs = max(self.most_gpu_runs, self.running["gpu run"])
+        try:
+            time.sleep(seconds)
+            yield
+        finally:
+            with self.lock:
+                self.running[kind] -= 1
+
+    def compile(self, student, lab, *args):
+        with self._running("compile", self.seconds):
+            return super().compile(student, lab, *args)
+
+    def run_tests(self, student, lab, *args):
+        with self._running("host test" if lab.host else "gpu run", self.seconds / 5):
+            return super().run_tests(student, lab, *args)
+
+    def run_sanitizer(self, student, lab, *args):
+        with self._running("gpu run", self.seconds / 5):
+            return super().run_sanitizer(student, lab, *args)
+
+    def time(self, plan_text, *args, **kwargs):
+        host = any(line.split(",")[2] == "host" for line in plan_text.splitlines())
+        with self._running("host timing" if host else "device timing", self.seconds):
+            return super().time(plan_text, *args, **kwargs)
+
+
+class PipelinedClassTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = Path(self.tmp.name)
+        self.manifest = fake_manifest(root / "build")
+        self.submissions = write_example_class(root / "example")
+        self.students = [(p.name, p) for p in sorted(self.submissions.iterdir()) if p.is_dir()]
+        self.expected = expected_class()["students"]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def grade(self, out: Path, in_flight: int, toolchain) -> dict:
+        options = Options(labs=self.manifest.labs, jobs=4, seed=99, in_flight=in_flight)
+        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, out, options,
+               log=lambda text: None).grade_class(self.students)
+        records = {}
+        for name, _ in self.students:
+            data = json.loads((out / "students" / f"{name}.json").read_text(encoding="utf-8"))
+            records[name] = {folder: (lab["verdict"], lab["score"]["correctness"], lab["score"]["performance"])
+                             for folder, lab in data["labs"].items()}
+        return records
+
+    def test_same_grades_as_one_at_a_time_and_nothing_beside_what_is_timed(self):
+        serial = self.grade(Path(self.tmp.name) / "serial", 1, FakeToolchain(self.expected))
+        watched = WatchedToolchain(self.expected)
+        pipelined = self.grade(Path(self.tmp.name) / "pipelined", 4, watched)
+        self.assertEqual(pipelined, serial)
+        self.assertEqual(watched.overlaps, [])
+        self.assertGreater(watched.most_gpu_runs, 1, "the students' GPU test runs never overlapped: not pipelined")
+        for name, _ in self.students:   # every student timed once per part, each between its own references
+            parts = [call[2] == ("01_host_sum",) for call in watched.calls if call[0] == "bench" and call[1] == name]
+            host = self.expected[name]["01_host_sum"]["verdict"] == "PASSED"
+            self.assertEqual(parts, [True, False][not host:], name)
+
+    def test_compiles_go_on_while_the_gpu_is_timed(self):
+        class Rendezvous(WatchedToolchain):
+            """ben's compile of lab 02 waits for a GPU timing run, and the GPU timing runs wait for a
+            compile, until one compile ran beside GPU timing: unless the grader keeps compiles off the
+            cores while the GPU is timed, which would make each wait its whole 10 s."""
+
+            gave_up = 0
+
+            def _meet(self, kind, other, call):
+                with self._running(kind, 0):
+                    deadline = time.monotonic() + 10
+                    while True:
+                        with self.lock:
+                            if self.running[other] or self.compiles_beside_gpu_timing:   # met, or meeting
+                                break
+                            if time.monotonic() > deadline:
+                                self.gave_up += 1
+                                break
+                        time.sleep(0.005)
+                    return call()
+
+            def compile(self, student, lab, *args):
+                if (student, lab.folder) != ("ben", "02_atomic"):
+                    return super().compile(student, lab, *args)
+                return self._meet("compile", "device timing", lambda: FakeToolchain.compile(self, student, lab, *args))
+
+            def time(self, plan_text, *args, **kwargs):
+                if ",host," in plan_text:
+                    return super().time(plan_text, *args, **kwargs)
+                return self._meet("device timing", "compile", lambda: FakeToolchain.time(self, plan_text, *args,
+                                                                                             **kwargs))
+
+        folder = Path(self.tmp.name) / "two"
+        for name in ("amy", "ben"):
+            shutil.copytree(self.submissions / "alice", folder / name)
+        # amy's lab 01 fails: she has no host part, whose turn would wait for ben's compile to end
+        toolchain = Rendezvous({"amy": {"01_host_sum": {"verdict": "WRONG_ANSWER"}}})
+        options = Options(labs=[lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")],
+                          jobs=2, seed=99, in_flight=2, sanitizer=False)
+        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, Path(self.tmp.name) / "out", options,
+               log=lambda text: None).grade_class([(name, folder / name) for name in ("amy", "ben")])
+        self.assertEqual(toolchain.overlaps, [])
+        self.assertGreater(toolchain.compiles_beside_gpu_timing, 0, "no compile ran beside a GPU timing run")
+        self.assertEqual(toolchain.gave_up, 0, "a compile or a GPU timing run waited 10 s for the other")
+
+    def test_a_student_claimed_by_another_grader_is_left_to_it(self):
+        out = Path(self.tmp.name) / "claimed"
+        holder = Claim(out, "alice")
+        self.assertTrue(holder.acquire())
+        toolchain = FakeToolchain(self.expected)
+        options = Options(labs=self.manifest.labs, jobs=2, seed=99, in_flight=2)
+        result = Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, out, options,
+                        log=lambda text: None).grade_class(self.students)
+        holder.release()
+        self.assertEqual(result.elsewhere, ["alice"])
+        self.assertNotIn("alice", result.graded)
+        self.assertFalse((out / "students" / "alice.json").exists())
+        shutil.rmtree(out)
+
+
+if __name__ == "__main__":
+    unittest.main()

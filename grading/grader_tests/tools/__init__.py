@@ -1,0 +1,1 @@
+"""Tests of grading/tools/ (the A/A check, the throughput benchmark, the student tools)."""
