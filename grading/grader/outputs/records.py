@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
+UNSANDBOXED = "UNSANDBOXED"   # how a record's `sandbox` (and the console, the outputs) starts when no sandbox was made
+
+
+def unsandboxed(sandbox: str) -> bool:
+    """Whether a sandbox description (Sandbox.describe(), a record's `sandbox`) says none was made."""
+    return sandbox.startswith(UNSANDBOXED)
+
 
 @dataclass
 class CompileResult:
@@ -109,7 +116,7 @@ class StudentRecord:
     submission: str = ""
     policy: str = ""
     seed: str = ""                 # the run's input seed: a failure replays with --seed
-    sandbox: str = ""              # how student code was confined ("UNSANDBOXED: ..." when it was not)
+    sandbox: str = ""              # how student code was confined (UNSANDBOXED + ": why" when it was not)
     machine: dict = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

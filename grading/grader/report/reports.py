@@ -29,7 +29,8 @@ from ..judge.verdicts import (COMPILE_ERROR, HAZARD_MARK, LEGEND, LETTERS, MISSI
 from ..manifest import Lab
 from ..outputs.atomic_files import write_atomic, write_json
 from ..outputs.record_store import RecordStore
-from ..outputs.records import LabRecord, StudentRecord
+from ..outputs.records import UNSANDBOXED, LabRecord, StudentRecord
+from ..outputs.records import unsandboxed as is_unsandboxed
 from ..outputs.student_names import padded, shown, width
 from ..outputs.student_paths import gradescope_folder
 
@@ -47,7 +48,7 @@ def format_points(value) -> str:
 
 
 def unsandboxed(record: StudentRecord) -> bool:
-    return record.sandbox.startswith("UNSANDBOXED")
+    return is_unsandboxed(record.sandbox)
 
 
 BONUS_SUFFIX = " (bonus)"  # after a bonus lab's name in the gradebook header, Gradescope and the summary
@@ -324,8 +325,8 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
     if sidecar:
         write_json(out / "timings.json", sidecar)
     write_atomic(out / "junit.xml", junit_xml(records))
-    if sandbox.startswith("UNSANDBOXED"):
-        write_atomic(out / "UNSANDBOXED.txt", f"This grading ran student code {sandbox}.\nIts outputs are not a "
+    if is_unsandboxed(sandbox):
+        write_atomic(out / f"{UNSANDBOXED}.txt", f"This grading ran student code {sandbox}.\nIts outputs are not a "
                                                "gradebook to sign: see docs/grading-security.md.\n")
     for record in records:
         write_json(gradescope_folder(out, record.student) / "results.json", gradescope_results(record, leaderboard))

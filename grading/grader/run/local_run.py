@@ -12,6 +12,7 @@ from pathlib import Path
 from ..contract import ExitStatus
 from ..manifest import GraderError
 from ..outputs import events as ev
+from ..outputs.records import unsandboxed
 from ..outputs.student_names import shown
 from ..paths import GRADING_DIR, REPO
 from ..policy import Policy
@@ -98,7 +99,7 @@ def grade_here(job: GradingJob, manifest, policy: Policy, chosen: Selection, emi
         print(f"--shard {job.shard[0]}/{job.shard[1]}: no student of this class falls in it; nothing to grade")
         return ExitStatus.OK
     toolchain = toolchain or real_toolchain(job, manifest, policy)
-    if job.require_sandbox and toolchain.sandbox_status().startswith("UNSANDBOXED"):
+    if job.require_sandbox and unsandboxed(toolchain.sandbox_status()):
         print(f"error: --require-sandbox: {toolchain.sandbox_status()}", file=sys.stderr)
         return ExitStatus.NO_SANDBOX
     if hasattr(toolchain, "hidden_libraries"):  # the real one: find every CUB and Thrust before the first compile

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..outputs.records import UNSANDBOXED
 from .denied_libraries import denied_library_files
 from .gpu_nodes import GpuView, every_node, own_node
 from .keyrings import join_new_session_keyring
@@ -160,7 +161,7 @@ class Sandbox:
 
     def describe(self) -> str:
         if not self.enabled:
-            return f"UNSANDBOXED: {self.reason}"
+            return f"{UNSANDBOXED}: {self.reason}"
         users = describe_users(self.users.range if self.users is not None else None, self.users_note)
         parts = [self.version, users, "pid/net/ipc/uts namespaces", self.seccomp.describe(),
                  f"{len(self.denied)} CUDA library files masked"]

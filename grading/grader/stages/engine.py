@@ -46,7 +46,7 @@ from ..outputs import signing
 from ..outputs import events as ev
 from ..outputs.claims import Claim
 from ..outputs.record_store import RecordStore
-from ..outputs.records import BenchmarkInfo, LabRecord, StudentRecord
+from ..outputs.records import BenchmarkInfo, LabRecord, StudentRecord, unsandboxed
 from ..outputs.student_paths import work_folder
 from ..policy import Policy
 from ..report import class_outputs, reports
@@ -172,7 +172,7 @@ class Grader:
         """What the run says first (its inputs, what it lacks here), then its plans, the sanitizer's
         self-test and the class's timing."""
         self.note(f"inputs: seed {self.seed} (replay with --seed {self.seed}); student code: {result.sandbox}")
-        if result.sandbox.startswith("UNSANDBOXED") and not self.options.self_check:  # your own code: no matter
+        if unsandboxed(result.sandbox) and not self.options.self_check:  # your own code: no matter
             self.note("WARNING: student code runs UNSANDBOXED here: it can read and write what this user can. "
                       "Run the grader as root with bubblewrap installed for a gradebook you can sign.")
         if result.no_gpu:
