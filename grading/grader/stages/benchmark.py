@@ -146,7 +146,7 @@ class ClassTiming:
 
     def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
-        runs, part by part. `turn(part)` is a context manager that has the machine ready for timing
+        runs, part by part. `turn(part, alone)` is a context manager that has the machine ready for timing
         that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
         turn: only then is the previous student's run after, when it timed every lab needed, this
         student's run before."""
@@ -177,9 +177,11 @@ class ClassTiming:
                            outcome: Outcome, turn) -> tuple[dict, dict, dict, list[str]]:
         """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
         cell of it: a machine's passing noise (a late wake-up on a busy core) does not come back on
-        cue, time a lab keeps out of its claim does. The second timing stands."""
+        cue, time a lab keeps out of its claim does. The second timing stands, and has the machine
+        alone: classmates' compiles beside a device part load the host side of its calls (input to
+        report), which an honest lab's first timing may pay for and its references did not."""
         for attempt in (1, 2):
-            with turn(part) as quiet:
+            with turn(part, alone=attempt == 2) as quiet:
                 if not quiet or attempt == 2:
                     self._last.pop(part, None)   # other work ran there since: measure a fresh "before"
                 runs = self._time_part(part, cells, labs, modules, outcome)

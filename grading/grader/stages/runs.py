@@ -99,17 +99,20 @@ class Runs:
         return path.is_file() and sha256_of(path) == entry.compile.module_sha256
 
     @contextlib.contextmanager
-    def timing_turn(self, student: str, part: str):
+    def timing_turn(self, student: str, part: str, alone: bool = False):
         """One part of a student's timing, with the machine as a solo grading has it: the host items
         with nothing else on the cores or the GPU (the CPU gate, then the GPU gate, idle there: the
         host part's runs have no GPU), the device items with nothing else on the GPU, while other
-        students' compiles go on. Yields whether nothing ran there since this part's last turn."""
+        students' compiles go on, or `alone` (a timing again, benchmark.py) with the cores held too,
+        idle. Yields whether nothing ran there since this part's last turn."""
         host = part == benchmark.HOST
         with contextlib.ExitStack() as stack:
             if host:
                 turn = stack.enter_context(self.g.cpu_gate.exclusive())
                 stack.enter_context(self.g.gpu_gate.exclusive(idle=True))
             else:
+                if alone:
+                    stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
                 turn = stack.enter_context(self.g.gpu_gate.exclusive())
             stack.enter_context(self.g.neighbours.run(student, not host))
             yield turn.quiet_since(self._timing_turns.get(part))

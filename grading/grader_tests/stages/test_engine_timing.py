@@ -57,6 +57,23 @@ class TestTimings(GradingCase):
         self.assertEqual(record["flags"], [])
         self.assertEqual(sum(1 for call in toolchain.calls if call[0] == "bench"), 2 + 1)   # host once, device twice
 
+    def test_a_part_timed_again_has_the_machine_alone_and_a_first_timing_does_not(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "10_two_step")]
+        tools = FakeToolchain({"amy": {"10_two_step": {"verdict": "PASSED", "clock_once": True}}})
+        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).benchmark, 7,
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+        turns = []
+
+        @contextlib.contextmanager
+        def turn(part, alone=False):
+            turns.append((part, alone))
+            yield True
+
+        modules = {lab.folder: Path(self.tmp.name) / "amy" / "modules" / lab.module_file for lab in labs}
+        outcome = timing.time_student("amy", labs, modules, "2026-11-26", turn)
+        self.assertEqual(turns, [("host", False), ("device", False), ("device", True)])
+        self.assertFalse(outcome.labs["10_two_step"].contradicted)
+
     def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
         toolchain = FakeToolchain(self.expected)
         self.grade(toolchain, who={"alice", "bob"})
@@ -84,7 +101,7 @@ class TestTimingParts(GradingCase):
         quiet, turns = {"host": True, "device": False}, []
 
         @contextlib.contextmanager
-        def turn(part):
+        def turn(part, alone=False):
             turns.append(part)
             yield quiet[part]
 
@@ -110,7 +127,7 @@ class TestTimingParts(GradingCase):
                                        Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
 
         @contextlib.contextmanager
-        def turn(part):
+        def turn(part, alone=False):
             yield True
 
         outcomes = {}
@@ -139,7 +156,7 @@ class TestTimingParts(GradingCase):
                                            True, Path(self.tmp.name) / "expected.txt")
 
             @contextlib.contextmanager
-            def turn(part):
+            def turn(part, alone=False):
                 yield True
 
             modules = {lab.folder: Path(self.tmp.name) / "amy" / "modules" / lab.module_file for lab in labs}

@@ -97,6 +97,34 @@ class GateTest(unittest.TestCase):
         self.assertFalse(other.is_alive())
 
 
+class TimingTurnTest(unittest.TestCase):
+    """A device part's timing lets other students compile beside it; its timing again holds the cores too."""
+
+    def compiles_during(self, alone: bool) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = Grader(fake_manifest(Path(tmp) / "build"), Policy.load(None), FakeToolchain({}), Path(tmp) / "out",
+                            Options(labs=[]), log=lambda line: None)
+            compiled = threading.Event()
+
+            def compile_beside():
+                with grader.cpu_gate.shared():
+                    compiled.set()
+
+            with grader.runs.timing_turn("amy", "device", alone=alone):
+                other = threading.Thread(target=compile_beside)
+                other.start()
+                during = compiled.wait(0.5 if alone else 5)
+            other.join(5)
+            self.assertTrue(compiled.is_set() and not other.is_alive(), "the compile ran once the turn ended")
+            return during
+
+    def test_a_first_timing_of_the_device_part_lets_compiles_go_on(self):
+        self.assertTrue(self.compiles_during(alone=False))
+
+    def test_a_timing_again_of_the_device_part_keeps_the_cores_to_itself(self):
+        self.assertFalse(self.compiles_during(alone=True))
+
+
 class NeighboursTest(unittest.TestCase):
     def test_runs_meet_the_other_students_runs_that_ran_at_the_same_time(self):
         neighbours = Neighbours()
