@@ -38,15 +38,16 @@ TOP_LEVEL = ["common", "plots", "docs", "tools", "CMakeLists.txt"]
 STUDENT_README = "docs/student/README.md"   # the release's README.md: the repository's is the instructors'
 # Instructor-only parts of the top level: the template (it becomes README.md) and the main job.
 TOP_LEVEL_EXCLUDE = ("docs/student", "tools/grade-example.sh")
-# Instructor documents: grading a class, its security, Slurm, the graded example class and its
-# figures, writing a lab. They describe and link release.py, examples/ and solutions/, which the
-# release leaves out (a link there would be broken); the student README covers grade.py --self.
-INSTRUCTOR_DOCS = ("grading/README.md", "docs/grading-at-scale.md", "docs/grading-security.md",
-                   "docs/slurm.md", "docs/results.md", "docs/LAB_AUTHORING.md", "docs/images")
-# Instructor-only parts of grading/: the release builder (release.py, student_release/), the grader's own tests and the throughput
-# benchmark (they need examples/), the test fixtures (full lab implementations, e.g. the
-# deliberately racy lab 07, that give solutions away) and the host replays of the references'
-# combine orders (the solutions' algorithms, restated).
+# Instructor documents: grading a class, its security, its report and its tests, Slurm, the graded
+# example class and its figures, writing a lab. They describe and link release.py, examples/ and
+# solutions/, which the release leaves out (a link there would be broken); the student README
+# covers grade.py --self.
+INSTRUCTOR_DOCS = ("grading/README.md", "docs/grading-at-scale.md", "docs/grading-security.md", "docs/class-report.md",
+                   "docs/grading-tests.md", "docs/slurm.md", "docs/results.md", "docs/LAB_AUTHORING.md", "docs/images")
+# Instructor-only parts of grading/: the release builder (release.py, student_release/), the
+# grader's own tests and the throughput benchmark (they need examples/), the test fixtures (full
+# lab implementations, e.g. the deliberately racy lab 07, that give solutions away) and the host
+# replays of the references' combine orders (the solutions' algorithms, restated).
 # The device check is the instructors' one call on a GPU machine: it builds the solutions preset,
 # which a release does not have.
 RELEASE_EXCLUDE = ("grading/release.py", "grading/student_release", "grading/grader_tests",

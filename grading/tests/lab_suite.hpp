@@ -3,7 +3,7 @@
 #pragma once
 
 #include "../checking/lab_runner.hpp"
-#include "test_sizes.hpp"
+#include "../checking/test_sizes.hpp"
 
 #include <reduction/input.hpp>
 
