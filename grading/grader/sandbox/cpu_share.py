@@ -14,8 +14,9 @@ it starts is ever outside it), with
 - a cpuset without the timing core.
 The timing core is the last core this grader may use (process.timing_core()). The timing runs,
 the trusted reference runs and the student's sandboxed timing run (and anything they start),
-join a cgroup of their own whose cpuset is that core alone, without a quota: no student's run
-can reach it, and the student's timing run can spin nowhere else. It is kept only when this
+join a cgroup of their own whose cpuset is that core alone, without a quota, and are pinned to it:
+no student's run can reach it, and the student's timing run can spin nowhere else. The grader's own
+threads, and the trusted programs they start, keep to the student cores meanwhile (own_threads.py). It is kept only when this
 grading times anything (a GPU, and no --no-bench) and there are at least 2 cores; with one core
 there is nothing to keep: the timing runs and the students share it (the host lab is timed with
 the CPU gate held alone anyway: gpu_gate.py), and the quota, a whole core, binds nobody.
@@ -216,6 +217,23 @@ class CpuShare(SubtreeFiles):
         for folder in self._folders():
             with contextlib.suppress(OSError):
                 self.fs.rmdir(folder)   # fails while another grader's subtree is there: it stays
+
+    # ---- the timing core
+
+    def grader_cores(self) -> set[int] | None:
+        """The cores the grader's own threads keep to (own_threads.py): the students', while a timing
+        core is kept on this machine's own cores; None (anywhere) otherwise."""
+        if not self.on or self.plan.timing_core is None or self._cores is not None:
+            return None
+        return set(self.plan.student_cores)
+
+    def timing_cpu(self, host: bool) -> int | None:
+        """The core a timing run is pinned to: the kept timing core, for device runs too (they start
+        from the grader, which is kept off it); without one, a host run's timing_core() (no migration
+        in the middle of a timed loop) and a device run's none."""
+        if self.on and self.plan.timing_core is not None:
+            return self.plan.timing_core
+        return timing_core() if host else None
 
     # ---- the students
 

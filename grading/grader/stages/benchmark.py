@@ -178,8 +178,8 @@ class ClassTiming:
         """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
         cell of it: a machine's passing noise (a late wake-up on a busy core) does not come back on
         cue, time a lab keeps out of its claim does. The second timing stands, and has the machine
-        alone: classmates' compiles beside a device part load the host side of its calls (input to
-        report), which an honest lab's first timing may pay for and its references did not."""
+        alone: nothing else of this grading runs then, on any core, so whatever shared the timing
+        core with the first (own_threads.py says what did) is not there again."""
         for attempt in (1, 2):
             with turn(part, alone=attempt == 2) as quiet:
                 if not quiet or attempt == 2:
@@ -339,6 +339,12 @@ class ClockCheck:
     reference_excess_us: float   # the reference's of the same cell (the larger of the runs around it)
     allowed_us: float            # how much more the student's may be: the slack and the machine's noise
     problem: str = ""
+    # Where the time went (medians, the same runs): preparing the input before the go (the
+    # timekeeper's) and from the go to the report (the worker's), the student's and that reference's.
+    prep_us: float = -1.0
+    window_us: float = -1.0
+    reference_prep_us: float = -1.0
+    reference_window_us: float = -1.0
 
 
 def _cell_clock(cell: Cell, before: dict, own: dict, after: dict, slack_us: float,
@@ -353,11 +359,14 @@ def _cell_clock(cell: Cell, before: dict, own: dict, after: dict, slack_us: floa
         return None
     # The reference's own spread (its typical call's excess over its quietest) is the machine's noise
     # in this run: allowed on top of the slack.
-    reference = max(r.excess_us for r in references)
+    largest = max(references, key=lambda r: r.excess_us)
+    reference = largest.excess_us
     noise = max(0.0, reference - min(max(r.excess_min_us, 0.0) for r in references))
     problem = clock_problem(item, reference, slack_us + noise, slack_ratio)
     return ClockCheck(cell.type, cell.n, round(item.median_us, 3), round(item.excess_us, 1), round(reference, 1),
-                      round(slack_us + noise + slack_ratio * item.median_us, 1), problem)
+                      round(slack_us + noise + slack_ratio * item.median_us, 1), problem,
+                      round(item.prep_us, 1), round(item.window_us, 1), round(largest.prep_us, 1),
+                      round(largest.window_us, 1))
 
 
 def _cell_clock_problem(cell: Cell, before: dict, own: dict, after: dict, slack_us: float, slack_ratio: float) -> str:

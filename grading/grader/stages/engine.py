@@ -50,6 +50,7 @@ from ..outputs.records import BenchmarkInfo, LabRecord, StudentRecord, unsandbox
 from ..outputs.student_paths import work_folder
 from ..policy import Policy
 from ..report import class_outputs, reports
+from ..sandbox import own_threads
 from ..sandbox.cpu_share import CpuShare
 from ..sandbox.process import Stopping, stopping
 from .base import pool
@@ -137,7 +138,8 @@ class Grader:
         # A CPU share per student in flight, and a core kept for the timing runs (cpu_share.py).
         self.cpu.start(self.options.in_flight, self.gpu and self.options.bench)
         try:
-            return self._grade_class(students, roster)
+            with own_threads.kept_to(self.cpu.grader_cores()):   # the grader's own work off the timing core
+                return self._grade_class(students, roster)
         finally:
             self.cpu.close()
 

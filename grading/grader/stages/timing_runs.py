@@ -22,7 +22,7 @@ from ..contract import (CLOCK_OUT_FD_FLAG, PAIR_FREEZE_FLAG, PAIR_OUT_FD_FLAG, P
                         PAIR_WORKER_CGROUP_FLAG, PAIR_WORKER_FLAG, TOKEN_FD_FLAG)
 from ..judge.checks import TimingCheck, parse_timing_check
 from ..sandbox.cpu_share import TIMING
-from ..sandbox.process import Channel, Token, pinned, run_process, timing_core
+from ..sandbox.process import Channel, Token, pinned, run_process
 from ..sandbox.process import ProcessResult
 
 
@@ -59,10 +59,9 @@ class TimingRuns:
         """One timing run of a plan (written by the checker's `timing-plan`), then its check. The
         student's modules run sandboxed; references and baselines run trusted."""
         plan = self._plan_file(plan_text, work)
-        # A host lab's timing (a run without the GPU) stays on one core, the same for the references and
-        # the student: no migration between cores in the middle of a timed loop. Every timing run is in
-        # the timing group, whose cpuset is the core no student's run may use (cpu_share.py).
-        cpu = None if gpu else timing_core()
+        # Every timing run is in the timing group, whose cpuset is the core no student's run may use,
+        # and pinned to it (cpu_share.py's timing_cpu): the same core for the references and the student.
+        cpu = self.cpu_share.timing_cpu(host=not gpu)
         with Channel() as channel:
             worker = [str(self.manifest.student_worker if sandboxed else self.manifest.time_worker), f"--plan={plan}",
                       f"{TOKEN_FD_FLAG}={channel.token_fd}"]
@@ -107,7 +106,7 @@ class TimingRuns:
             view = self._run_view((self.manifest.student_worker, plan, *readable), False)
             try:
                 run = self._sandboxed(worker, view, timeout, stall_s=2 * call_timeout + 30, channel=channel,
-                                      cpu=timing_core(), group=TIMING, clock=clock,
+                                      cpu=self.cpu_share.timing_cpu(host=True), group=TIMING, clock=clock,
                                       clock_fds=(transcript.fileno(), reference_token.fd))
             finally:
                 self.cpu_share.thaw_paired()   # a timekeeper killed mid-freeze leaves the student's frozen
