@@ -137,6 +137,42 @@ Failure scratch_overrun(const TestPlan& plan, const TestCase& c, const WireLine&
                  testing::kScratchOverrunHint};
 }
 
+// A twice case's two values: the first call on its input, the second on its second input.
+std::optional<Failure> judge_twice(const TestPlan& plan, const TestCase& c, const Expectation& e,
+                                   const LabModule& reference, const Expectations& known,
+                                   const std::vector<std::uint32_t>& bits, bool detailed) {
+  const Type type = c.input.type;
+  if (!right_value(type, e, bits[0], reference, c.input.n, false))
+    return explain(plan.lab, c.input, e, bits[0], reference, std::nullopt, false, detailed);
+  const Expectation& e2 = known.at(input_key(*c.second));
+  if (right_value(type, e2, bits[1], reference, c.second->n, false)) return std::nullopt;
+  Failure f = explain(plan.lab, *c.second, e2, bits[1], reference, bits[0], false, detailed);
+  f.what += c.second->n == c.input.n && c.second->seed == c.input.seed
+                ? " (the second call on the same input)"
+                : " (called right after a call on n = " + std::to_string(c.input.n) + ")";
+  return f;
+}
+
+// A chain case's values: calls alternating between its two inputs, back to back on one stream.
+std::optional<Failure> judge_chain(const TestPlan& plan, const TestCase& c, const LabModule& reference,
+                                   const Expectations& known, const std::vector<std::uint32_t>& bits, bool detailed) {
+  for (std::size_t k = 0; k < bits.size(); ++k) {
+    const InputSpec& spec = k % 2 == 0 ? c.input : *c.second;
+    const Expectation& ek = known.at(input_key(spec));
+    if (right_value(c.input.type, ek, bits[k], reference, spec.n, false)) continue;
+    Failure f = explain(plan.lab, spec, ek, bits[k], reference,
+                        k ? std::optional<std::uint32_t>(bits[k - 1]) : std::nullopt, false, detailed);
+    f.what += ", call " + std::to_string(k + 1) + " of " + std::to_string(bits.size()) +
+              " back to back on one stream, no host synchronization between them";
+    if (k > 0)
+      f.hint = "the first call was right and a later one was not: state the kernel keeps for the next call "
+               "(a ticket counter) is not ready when the kernel ends (reset from the host, or not reset). " +
+               f.hint;
+    return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const LabModule& reference,
                                   const Expectations& known, const WireLine& line, bool detailed) {
   if (line.get("status") == "scratch_overrun") return scratch_overrun(plan, c, line);
@@ -155,34 +191,8 @@ std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const
     return Failure{c.id, describe(plan.lab, c.input), std::to_string(want) + " values", std::to_string(bits.size()),
                    "the runner reported another number of calls"};
   const Type type = c.input.type;
-  if (c.kind == CaseKind::twice) {
-    if (!right_value(type, e, bits[0], reference, c.input.n, false))
-      return explain(plan.lab, c.input, e, bits[0], reference, std::nullopt, false, detailed);
-    const Expectation& e2 = known.at(input_key(*c.second));
-    if (right_value(type, e2, bits[1], reference, c.second->n, false)) return std::nullopt;
-    Failure f = explain(plan.lab, *c.second, e2, bits[1], reference, bits[0], false, detailed);
-    f.what += c.second->n == c.input.n && c.second->seed == c.input.seed
-                  ? " (the second call on the same input)"
-                  : " (called right after a call on n = " + std::to_string(c.input.n) + ")";
-    return f;
-  }
-  if (c.kind == CaseKind::chain) {
-    for (std::size_t k = 0; k < bits.size(); ++k) {
-      const InputSpec& spec = k % 2 == 0 ? c.input : *c.second;
-      const Expectation& ek = known.at(input_key(spec));
-      if (right_value(type, ek, bits[k], reference, spec.n, false)) continue;
-      Failure f = explain(plan.lab, spec, ek, bits[k], reference,
-                          k ? std::optional<std::uint32_t>(bits[k - 1]) : std::nullopt, false, detailed);
-      f.what += ", call " + std::to_string(k + 1) + " of " + std::to_string(bits.size()) +
-                " back to back on one stream, no host synchronization between them";
-      if (k > 0)
-        f.hint = "the first call was right and a later one was not: state the kernel keeps for the next call "
-                 "(a ticket counter) is not ready when the kernel ends (reset from the host, or not reset). " +
-                 f.hint;
-      return f;
-    }
-    return std::nullopt;
-  }
+  if (c.kind == CaseKind::twice) return judge_twice(plan, c, e, reference, known, bits, detailed);
+  if (c.kind == CaseKind::chain) return judge_chain(plan, c, reference, known, bits, detailed);
   for (std::size_t k = 0; k < bits.size(); ++k) {
     if (!right_value(type, e, bits[k], reference, c.input.n, c.naive_loop)) {
       Failure f = explain(plan.lab, c.input, e, bits[k], reference, std::nullopt, c.naive_loop, detailed);
@@ -200,6 +210,54 @@ std::optional<Failure> judge_case(const TestPlan& plan, const TestCase& c, const
     return Failure{c.id, describe(plan.lab, c.input), "d_in unchanged", "d_in modified",
                    "the input is read-only: reduce in shared memory or in the scratch space instead"};
   return std::nullopt;
+}
+
+// What a run's lines say: the cases' counts, the first failure, and the first of each message.
+struct Tally {
+  std::map<std::string, int> seen;  // "observed" lines by case
+  int correct = 0, wrong = 0, not_implemented = 0, malformed = 0;
+  std::string last_started, refused, load_error, error_case, error_message, not_implemented_message;
+  std::optional<Failure> first;
+};
+
+// A case's first "observed" line: the run's error, not implemented, or a value judged (judge_case).
+void tally_observed(Tally& tally, const TestPlan& plan, const TestCase& c, const LabModule& reference,
+                    const Expectations& known, const WireLine& line) {
+  const std::string status = line.get("status");
+  if (status == "error") {
+    tally.error_case = c.id;
+    tally.error_message = clip(line.get("message"));
+  } else if (status == "not_implemented") {
+    ++tally.not_implemented;
+    if (tally.not_implemented_message.empty()) tally.not_implemented_message = clip(line.get("message"));
+  } else {
+    const auto failure = judge_case(plan, c, reference, known, line, /*detailed=*/!tally.first);
+    if (failure) {
+      ++tally.wrong;
+      if (!tally.first) tally.first = failure, tally.first->case_id = c.id;
+    } else {
+      ++tally.correct;
+    }
+  }
+}
+
+// The run's lines in order: a case counts once, from its first "observed" line.
+Tally tally_lines(const TestPlan& plan, const std::map<std::string, const TestCase*>& by_id,
+                  const LabModule& reference, const Expectations& known, const ChannelLines& channel) {
+  Tally tally;
+  tally.malformed = channel.malformed;
+  for (const WireLine& line : channel.lines) {
+    const std::string id = line.get("case");
+    if (line.event == "start" && by_id.count(id)) tally.last_started = id;
+    else if (line.event == "refused" && tally.refused.empty()) tally.refused = clip(line.get("message"));
+    else if (line.event == "load_error" && tally.load_error.empty()) tally.load_error = clip(line.get("message"));
+    else if (line.event == "error" && tally.error_message.empty()) tally.error_message = clip(line.get("message"));
+    else if (line.event == "observed" && by_id.count(id) && ++tally.seen[id] == 1)
+      tally_observed(tally, plan, *by_id.at(id), reference, known, line);
+    else if (line.event == "observed")
+      ++tally.malformed;  // a case not in the plan, or a second line for one
+  }
+  return tally;
 }
 
 template <typename T>
@@ -283,58 +341,27 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
                         const std::string& observed, const std::string& token) {
   std::map<std::string, const TestCase*> by_id;
   for (const auto& c : plan.cases) by_id[c.id] = &c;
-  std::map<std::string, int> seen;
-  int correct = 0, wrong = 0, not_implemented = 0;
   const ChannelLines channel = read_channel(observed, token);
-  int malformed = channel.malformed;
-  std::string last_started, refused, load_error, error_case, error_message, not_implemented_message;
-  std::optional<Failure> first;
-  for (const WireLine& line : channel.lines) {
-    const std::string id = line.get("case");
-    if (line.event == "start" && by_id.count(id)) last_started = id;
-    else if (line.event == "refused" && refused.empty()) refused = clip(line.get("message"));
-    else if (line.event == "load_error" && load_error.empty()) load_error = clip(line.get("message"));
-    else if (line.event == "error" && error_message.empty()) error_message = clip(line.get("message"));
-    else if (line.event == "observed" && by_id.count(id) && ++seen[id] == 1) {
-      const std::string status = line.get("status");
-      if (status == "error") {
-        error_case = id;
-        error_message = clip(line.get("message"));
-      } else if (status == "not_implemented") {
-        ++not_implemented;
-        if (not_implemented_message.empty()) not_implemented_message = clip(line.get("message"));
-      } else {
-        const TestCase& c = *by_id[id];
-        const auto failure = judge_case(plan, c, reference, known, line, /*detailed=*/!first);
-        if (failure) {
-          ++wrong;
-          if (!first) first = failure, first->case_id = id;
-        } else {
-          ++correct;
-        }
-      }
-    } else if (line.event == "observed") {
-      ++malformed;  // a case not in the plan, or a second line for one
-    }
-  }
+  const Tally tally = tally_lines(plan, by_id, reference, known, channel);
   int duplicates = 0;
-  for (const auto& [id, count] : seen) duplicates += count - 1;
+  for (const auto& [id, count] : tally.seen) duplicates += count - 1;
   std::ostringstream out;
   const auto field = [&out](const char* key, const std::string& value) { out << ",\"" << key << "\":" << json_string(value); };
   out << "{\"format\":\"" REDUCTION_TESTS_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION;
   field("lab", plan.lab);
   field("seed", std::to_string(plan.seed));
-  out << ",\"cases\":" << plan.cases.size() << ",\"observed\":" << seen.size() << ",\"correct\":" << correct
-      << ",\"wrong\":" << wrong << ",\"not_implemented\":" << not_implemented << ",\"malformed\":" << malformed
-      << ",\"duplicates\":" << duplicates << ",\"forged\":" << channel.forged
+  out << ",\"cases\":" << plan.cases.size() << ",\"observed\":" << tally.seen.size() << ",\"correct\":" << tally.correct
+      << ",\"wrong\":" << tally.wrong << ",\"not_implemented\":" << tally.not_implemented
+      << ",\"malformed\":" << tally.malformed << ",\"duplicates\":" << duplicates << ",\"forged\":" << channel.forged
       << ",\"after_end\":" << channel.after_end << ",\"end\":" << (channel.end ? "true" : "false");
-  field("refused", refused);
-  field("load_error", load_error);
-  field("error_case", error_case);
-  field("error_message", error_message);
-  field("not_implemented_message", not_implemented_message);
-  field("last_started", last_started);
-  field("last_started_what", last_started.empty() ? "" : describe(plan.lab, *by_id[last_started]));
+  field("refused", tally.refused);
+  field("load_error", tally.load_error);
+  field("error_case", tally.error_case);
+  field("error_message", tally.error_message);
+  field("not_implemented_message", tally.not_implemented_message);
+  field("last_started", tally.last_started);
+  field("last_started_what", tally.last_started.empty() ? "" : describe(plan.lab, *by_id[tally.last_started]));
+  const std::optional<Failure>& first = tally.first;
   if (first) {
     out << ",\"first_failure\":{\"case\":" << json_string(first->case_id) << ",\"what\":" << json_string(first->what)
         << ",\"expected\":" << json_string(first->expected) << ",\"got\":" << json_string(first->got)

@@ -257,18 +257,21 @@ std::string item_error_problem(const WireLine& line, std::string& error_message)
   return "the run reported an error";
 }
 
-}  // namespace
-
-std::string check_timing(const TimingPlan& plan, const std::string& reference_dir, const std::string& observed,
-                         Expectations& known, const std::string& token) {
+// What the worker reported, as the timekeeper relayed it: each item's calls by number, its
+// item_error, and the device it ran on.
+struct WorkerReport {
   std::map<std::string, std::map<int, Reported>> calls;
   std::map<std::string, WireLine> item_errors;
   std::string device;
-  const ChannelLines channel = read_channel(observed, token, true);
-  int malformed = channel.malformed;
+  int malformed = 0;
+};
+
+WorkerReport read_worker_report(const ChannelLines& channel) {
+  WorkerReport worker;
+  worker.malformed = channel.malformed;
   for (const WireLine& line : channel.lines) {
-    if (line.event == "device" && device.empty()) device = line.get("name");
-    if (line.event == "item_error") item_errors.emplace(line.get("item"), line);
+    if (line.event == "device" && worker.device.empty()) worker.device = line.get("name");
+    if (line.event == "item_error") worker.item_errors.emplace(line.get("item"), line);
     if (line.event != "sample") continue;
     Reported r;
     int call = -1;
@@ -280,59 +283,90 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
     }
     const bool has_bits = line.get("value").empty() || parse_bits_hex(line.get("value"), r.bits);
     if (call < 0 || !has_bits || !std::isfinite(r.us) || r.us <= 0 || r.us > 1e8 ||
-        !calls[line.get("item")].emplace(call, r).second)
-      ++malformed;  // a bad number, or a second report of one call
+        !worker.calls[line.get("item")].emplace(call, r).second)
+      ++worker.malformed;  // a bad number, or a second report of one call
   }
-  const std::map<std::string, Windows> windows = read_windows(channel.clock);
+  return worker;
+}
+
+// What the timekeeper said of the run as a whole: where the inputs were (and why), and its error.
+struct ClockNotes {
   std::string inputs, inputs_why, clock_error;
-  for (const WireLine& line : channel.clock) {
-    if (line.event == "clock" && inputs.empty()) inputs = line.get("inputs"), inputs_why = line.get("why");
-    if (line.event == "clock_error" && clock_error.empty()) clock_error = line.get("message").substr(0, 300);
+};
+
+ClockNotes read_clock_notes(const std::vector<WireLine>& clock) {
+  ClockNotes notes;
+  for (const WireLine& line : clock) {
+    if (line.event == "clock" && notes.inputs.empty())
+      notes.inputs = line.get("inputs"), notes.inputs_why = line.get("why");
+    if (line.event == "clock_error" && notes.clock_error.empty())
+      notes.clock_error = line.get("message").substr(0, 300);
   }
+  return notes;
+}
+
+// The depth of an item's float tolerance: its lab's reference module's (each loaded once), or for a
+// baseline (no module) CUB's fixed relative check.
+std::size_t float_depth(const TimingItem& item, const std::string& reference_dir,
+                        std::map<std::string, std::unique_ptr<LabModule>>& references) {
+  if (item.module.empty()) return kStrictDepthLimit + 1;  // CUB: the fixed relative check
+  auto& ref = references[item.lab];
+  if (!ref) ref = std::make_unique<LabModule>(LabModule::load(reference_dir + "/" + module_file_name(item.lab)));
+  return ref->float_error_depth(item.n);
+}
+
+// An item's entry in the report's "items".
+void write_item(std::ostream& out, const TimingItem& item, const ItemReport& report, const std::string& error_message) {
+  out << "{\"id\":" << json_string(item.id) << ",\"lab\":" << json_string(item.lab)
+      << ",\"type\":" << json_string(to_string(item.type)) << ",\"n\":" << item.n
+      << ",\"samples\":" << report.stats.count << ",\"median_us\":" << report.stats.median
+      << ",\"min_us\":" << report.stats.min << ",\"q1_us\":" << report.stats.q1 << ",\"q3_us\":" << report.stats.q3
+      << ",\"verified\":" << (report.problem.empty() ? "true" : "false")
+      << ",\"problem\":" << json_string(report.problem) << ",\"error_message\":" << json_string(error_message)
+      << ",\"inputs\":" << json_string(report.inputs) << ",\"clocked\":" << report.clocked
+      << ",\"excess_us\":" << report.excess_us << ",\"excess_min_us\":" << report.excess_min_us
+      << ",\"window_us\":" << report.window_us
+      << ",\"prep_us\":" << report.prep_us << ",\"calls_us\":[";
+  for (std::size_t k = 0; k < report.calls_us.size(); ++k) {
+    if (k) out << ",";
+    if (report.calls_us[k]) out << *report.calls_us[k];
+    else out << "null";
+  }
+  out << "]}";
+}
+
+}  // namespace
+
+std::string check_timing(const TimingPlan& plan, const std::string& reference_dir, const std::string& observed,
+                         Expectations& known, const std::string& token) {
+  const ChannelLines channel = read_channel(observed, token, true);
+  WorkerReport worker = read_worker_report(channel);
+  const std::map<std::string, Windows> windows = read_windows(channel.clock);
+  const ClockNotes clock = read_clock_notes(channel.clock);
   std::map<std::string, std::unique_ptr<LabModule>> references;
   std::ostringstream out;
   out << "{\"format\":\"" REDUCTION_TIMING_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION
-      << ",\"device\":" << json_string(device)
-      << ",\"malformed\":" << malformed << ",\"forged\":" << channel.forged
+      << ",\"device\":" << json_string(worker.device)
+      << ",\"malformed\":" << worker.malformed << ",\"forged\":" << channel.forged
       << ",\"after_end\":" << channel.after_end << ",\"end\":" << (channel.end ? "true" : "false")
-      << ",\"inputs\":" << json_string(inputs) << ",\"inputs_why\":" << json_string(inputs_why.substr(0, 300))
-      << ",\"clock_error\":" << json_string(clock_error) << ",\"items\":[";
+      << ",\"inputs\":" << json_string(clock.inputs)
+      << ",\"inputs_why\":" << json_string(clock.inputs_why.substr(0, 300))
+      << ",\"clock_error\":" << json_string(clock.clock_error) << ",\"items\":[";
   static const Windows no_windows;
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     const TimingItem& item = plan.items[i];
-    const bool baseline = item.module.empty();
     const bool has_value = item.lab != "roof";
-    std::size_t depth = kStrictDepthLimit + 1;  // CUB: the fixed relative check
-    if (!baseline) {
-      auto& ref = references[item.lab];
-      if (!ref) ref = std::make_unique<LabModule>(LabModule::load(reference_dir + "/" + module_file_name(item.lab)));
-      depth = ref->float_error_depth(item.n);
-    }
+    const std::size_t depth = float_depth(item, reference_dir, references);
     const auto w = windows.find(item.id);
     const Windows& mine = w == windows.end() ? no_windows : w->second;
-    ItemReport report = item.type == Type::int32
-                            ? judge_item<int>(plan, item, calls[item.id], mine, depth, has_value, known)
-                            : judge_item<float>(plan, item, calls[item.id], mine, depth, has_value, known);
+    std::map<int, Reported>& calls = worker.calls[item.id];
+    ItemReport report = item.type == Type::int32 ? judge_item<int>(plan, item, calls, mine, depth, has_value, known)
+                                                 : judge_item<float>(plan, item, calls, mine, depth, has_value, known);
     std::string error_message;  // the run's own words: the grader quotes only what it recognizes
-    if (const auto it = item_errors.find(item.id); it != item_errors.end())
+    if (const auto it = worker.item_errors.find(item.id); it != worker.item_errors.end())
       report.problem = item_error_problem(it->second, error_message);
     if (i) out << ",";
-    out << "{\"id\":" << json_string(item.id) << ",\"lab\":" << json_string(item.lab)
-        << ",\"type\":" << json_string(to_string(item.type)) << ",\"n\":" << item.n
-        << ",\"samples\":" << report.stats.count << ",\"median_us\":" << report.stats.median
-        << ",\"min_us\":" << report.stats.min << ",\"q1_us\":" << report.stats.q1 << ",\"q3_us\":" << report.stats.q3
-        << ",\"verified\":" << (report.problem.empty() ? "true" : "false")
-        << ",\"problem\":" << json_string(report.problem) << ",\"error_message\":" << json_string(error_message)
-        << ",\"inputs\":" << json_string(report.inputs) << ",\"clocked\":" << report.clocked
-        << ",\"excess_us\":" << report.excess_us << ",\"excess_min_us\":" << report.excess_min_us
-        << ",\"window_us\":" << report.window_us
-        << ",\"prep_us\":" << report.prep_us << ",\"calls_us\":[";
-    for (std::size_t k = 0; k < report.calls_us.size(); ++k) {
-      if (k) out << ",";
-      if (report.calls_us[k]) out << *report.calls_us[k];
-      else out << "null";
-    }
-    out << "]}";
+    write_item(out, item, report, error_message);
   }
   out << "]}\n";
   return out.str();

@@ -140,6 +140,37 @@ class PlanBuilder {
   TestPlan& plan_;
 };
 
+// Lab 12's operator cases (kOperatorPlanCases), each at every size of kOperatorPlanSizes and once unaligned.
+void add_operator_cases(PlanBuilder& add) {
+  for (const OperatorPlanCase& o : kOperatorPlanCases) {
+    const auto add_operator = [&](std::size_t n, std::size_t offset) -> TestCase& {
+      TestCase& c = add.add(CaseKind::operator_, o.type, n, Pattern::mixed_sign);
+      c.op = o.op;
+      c.data = o.data;
+      c.offset = offset;
+      return c;
+    };
+    for (std::size_t n : kOperatorPlanSizes) add_operator(n, 0);
+    add_operator(kOperatorUnalignedSize, kOperatorUnalignedOffset);
+  }
+}
+
+// Lab 12's float min and max with a NaN or an infinity in the input.
+void add_special_value_cases(PlanBuilder& add) {
+  for (ReductionOperator op : {REDUCTION_OPERATOR_MIN, REDUCTION_OPERATOR_MAX}) {
+    bool tail = true;  // the first NaN goes to the last element (a vectorized kernel's scalar tail)
+    for (Special special : {Special::nan, Special::nan, Special::plus_inf, Special::minus_inf}) {
+      TestCase& c = add.add(CaseKind::operator_, Type::float32, kSpecialValueSize, Pattern::mixed_sign);
+      c.op = op;
+      c.data = OperatorData::mixed_sign;
+      c.offset = 1;  // element 0 in the scalar head of a vectorized kernel
+      c.special = special;
+      c.special_at = tail ? kSpecialValueSize - 1 : static_cast<std::size_t>(mix64(c.input.seed) % kSpecialValueSize);
+      tail = false;
+    }
+  }
+}
+
 }  // namespace
 
 std::string to_string(Type type) { return type == Type::int32 ? "int" : "float"; }
@@ -231,29 +262,8 @@ TestPlan make_test_plan(const std::string& lab, bool on_device, std::uint64_t se
     }
   }
   if (lab12 && on_device) {  // the operator entry: no host lab has one
-    for (const OperatorPlanCase& o : kOperatorPlanCases) {
-      const auto add_operator = [&](std::size_t n, std::size_t offset) -> TestCase& {
-        TestCase& c = add.add(CaseKind::operator_, o.type, n, Pattern::mixed_sign);
-        c.op = o.op;
-        c.data = o.data;
-        c.offset = offset;
-        return c;
-      };
-      for (std::size_t n : kOperatorPlanSizes) add_operator(n, 0);
-      add_operator(kOperatorUnalignedSize, kOperatorUnalignedOffset);
-    }
-    for (ReductionOperator op : {REDUCTION_OPERATOR_MIN, REDUCTION_OPERATOR_MAX}) {
-      bool tail = true;  // the first NaN goes to the last element (a vectorized kernel's scalar tail)
-      for (Special special : {Special::nan, Special::nan, Special::plus_inf, Special::minus_inf}) {
-        TestCase& c = add.add(CaseKind::operator_, Type::float32, kSpecialValueSize, Pattern::mixed_sign);
-        c.op = op;
-        c.data = OperatorData::mixed_sign;
-        c.offset = 1;  // element 0 in the scalar head of a vectorized kernel
-        c.special = special;
-        c.special_at = tail ? kSpecialValueSize - 1 : static_cast<std::size_t>(mix64(c.input.seed) % kSpecialValueSize);
-        tail = false;
-      }
-    }
+    add_operator_cases(add);
+    add_special_value_cases(add);
   }
   if (large) {
     add.add(CaseKind::sum, Type::int32, kLargeSize, Pattern::small_integers);

@@ -121,16 +121,58 @@ struct DeviceInputs {
   InputCache* own = nullptr;             // else: rotating buffers and canaries from the go's nonce
 };
 
+// The worker's own buffers for a device item's calls, or none where they read the timekeeper's
+// shared input (which must hold the item's n elements).
+template <typename T>
+Inputs<T>* own_device_inputs(DeviceInputs inputs, std::size_t n) {
+  Inputs<T>* own = inputs.shared ? nullptr : &inputs.own->get<T>(n, true);
+  if (inputs.shared && inputs.shared->bytes() < n * sizeof(T))
+    throw std::runtime_error("the shared input is smaller than the item's");
+  return own;
+}
+
+// Writes the canaries of a call's go into the worker's own buffer for that call (through pinned
+// staging, on the item's stream) and returns the buffer; each element written goes into `touched`.
+template <typename T>
+T* write_canaries(const TimingPlan& plan, const TimingItem& item, int call, std::uint64_t nonce, Inputs<T>& own,
+                  PinnedBuffer<T>& staging, cudaStream_t stream, std::vector<std::pair<int, std::size_t>>& touched) {
+  const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
+  const int b = timing_buffer_of_call(plan, call);
+  T* d_in = own.device[b].get();
+  const auto canaries = timing_canaries_of_nonce(plan, type, item.n, nonce);
+  for (std::size_t k = 0; k < canaries.size(); ++k) {
+    staging.get()[k] = canary_value<T>(canaries[k]);
+    REDUCTION_CHECK(cudaMemcpyAsync(d_in + canaries[k].index, staging.get() + k, sizeof(T), cudaMemcpyHostToDevice,
+                                    stream));
+    touched.emplace_back(b, canaries[k].index);
+  }
+  return d_in;
+}
+
+// Puts the generated value back in every (buffer, index) a canary was written to.
+template <typename T>
+void restore_canaries(Inputs<T>* own, const std::vector<std::pair<int, std::size_t>>& touched) {
+  for (const auto& [b, index] : touched)
+    REDUCTION_CHECK(cudaMemcpy(own->device[b].get() + index, own->host[b].data() + index, sizeof(T),
+                               cudaMemcpyHostToDevice));
+}
+
+// The item_error of a call that wrote outside its scratch: the damage as numbers, and in words.
+void emit_scratch_overrun(const Reporter& report, const TimingItem& item, int call,
+                          const testing::ScratchDamage& damage) {
+  auto fields = testing::scratch_damage_fields(damage);
+  fields.insert({{"item", item.id}, {"kind", "scratch_overrun"}, {"call", std::to_string(call)},
+                 {"message", testing::describe_scratch_damage(damage) + " (timed call " + std::to_string(call) + ")"}});
+  report.emit("item_error", fields);
+}
+
 // A device item: one lab (or baseline) timed call by call, each after the timekeeper's go. A
 // lab's scratch lies between guards (scratch_guard.hpp), checked after each call is synchronized,
 // outside the timed region: a call that wrote outside it ends the item with an item_error.
 template <typename T>
 void time_device_item(const Reporter& report, const TimingPlan& plan, const TimingItem& item, const LabModule* lab,
                       cudaStream_t stream, DeviceInputs inputs, ControlReader& control) {
-  const Type type = std::is_same_v<T, int> ? Type::int32 : Type::float32;
-  Inputs<T>* own = inputs.shared ? nullptr : &inputs.own->get<T>(item.n, true);
-  if (inputs.shared && inputs.shared->bytes() < item.n * sizeof(T))
-    throw std::runtime_error("the shared input is smaller than the item's");
+  Inputs<T>* own = own_device_inputs<T>(inputs, item.n);
   DeviceBuffer<T> output(1);
   testing::GuardedScratch temp(guaranteed_temp_storage_bytes(item.n));
   REDUCTION_CHECK(cudaDeviceSynchronize());  // the guards were written on the legacy stream
@@ -150,17 +192,7 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
   for (int call = 0; call < plan.warmup + plan.samples && !overrun; ++call) {
     const Go go = control.wait(item.id, call);
     T* d_in = inputs.shared ? static_cast<T*>(inputs.shared->data()) : nullptr;
-    if (own) {
-      const int b = timing_buffer_of_call(plan, call);
-      d_in = own->device[b].get();
-      const auto canaries = timing_canaries_of_nonce(plan, type, item.n, go.nonce);
-      for (std::size_t k = 0; k < canaries.size(); ++k) {
-        staging.get()[k] = canary_value<T>(canaries[k]);
-        REDUCTION_CHECK(cudaMemcpyAsync(d_in + canaries[k].index, staging.get() + k, sizeof(T), cudaMemcpyHostToDevice,
-                                        stream));
-        touched.emplace_back(b, canaries[k].index);
-      }
-    }
+    if (own) d_in = write_canaries<T>(plan, item, call, go.nonce, *own, staging, stream, touched);
     REDUCTION_CHECK(cudaMemsetAsync(output.get(), 0x5A ^ (call & 0xFF), sizeof(T), stream));  // a fresh stale value
     start.record(stream);
     if (lab) {
@@ -184,15 +216,8 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
       if (!damage.intact()) overrun.emplace(call, damage);
     }
   }
-  for (const auto& [b, index] : touched)  // back to the inputs as generated, for the next item
-    REDUCTION_CHECK(cudaMemcpy(own->device[b].get() + index, own->host[b].data() + index, sizeof(T),
-                               cudaMemcpyHostToDevice));
-  if (!overrun) return;
-  auto fields = testing::scratch_damage_fields(overrun->second);
-  fields.insert({{"item", item.id}, {"kind", "scratch_overrun"}, {"call", std::to_string(overrun->first)},
-                 {"message", testing::describe_scratch_damage(overrun->second) + " (timed call " +
-                                 std::to_string(overrun->first) + ")"}});
-  report.emit("item_error", fields);
+  restore_canaries(own, touched);  // back to the inputs as generated, for the next item
+  if (overrun) emit_scratch_overrun(report, item, overrun->first, overrun->second);
 }
 
 // A host item's input in huge pages (2 MiB, transparent), aligned to them, wherever the kernel has

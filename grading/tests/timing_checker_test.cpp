@@ -90,21 +90,30 @@ std::string sample_line(const std::string& item, int call, double us, std::int32
          "\",\"us\":\"" + std::to_string(us) + "\",\"value\":\"" + bits_hex(static_cast<std::uint32_t>(value)) + "\"}\n";
 }
 
-TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndTheCanariesOfItsGo) {
+// A host item's timing run (lab 01) and its transcripts. The worker's own inputs, replayed here:
+// rotate the buffers, write the canaries of each go's nonce, sum. Each call claims 10 us and is
+// reported 15 us after its input was prepared.
+struct HostRun {
   TimingPlan plan;
+  std::string dir;      // the reference modules'
+  Clocked honest;       // every call right
+  Clocked cached;       // from call `plan.buffers` on, call 0's sum again (a cached result)
+  Clocked unstarted;    // no go for call 2
+  std::string samples;  // the honest sample lines, not relayed by the timekeeper
+};
+
+HostRun host_run() {
+  HostRun run;
+  TimingPlan& plan = run.plan;
   plan.seed = 5;
   plan.warmup = 1;
   plan.samples = 4;
   plan.items.push_back({"t001", "01_host_sum", REDUCTION_LAB01_MODULE, false, Type::int32, 1000});
-  // The worker's own inputs (a host item), replayed here: rotate the buffers, write the canaries of
-  // each go's nonce, sum. Each call claims 10 us and is reported 15 us after its input was prepared.
   std::vector<std::vector<int>> buffers;
   for (int b = 0; b < plan.buffers; ++b) {
     const InputSpec spec = timing_buffer(plan, Type::int32, 1000, b);
     buffers.push_back(make_input<int>(spec.pattern, spec.n, spec.seed));
   }
-  Clocked honest, cached, unstarted;
-  std::string samples;
   std::int32_t first = 0;
   for (int call = 0; call < plan.warmup + plan.samples; ++call) {
     const std::uint64_t nonce = 0x1234567890abcdefull * (call + 1);
@@ -113,54 +122,72 @@ TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndTheCanariesOfItsG
     const std::int32_t sum = exact_int_sum(in);
     if (call == 0) first = sum;
     const double at = 1000.0 * call;
-    for (Clocked* t : {&honest, &cached, &unstarted}) {
-      if (t != &unstarted || call != 2) t->window("t001", call, {{"inputs", "host"}, {"nonce", hex16(nonce)}}, at, at + 1, at + 15);
-      t->worker(at + 15, sample_line("t001", call, 10.0, t == &cached && call >= plan.buffers ? first : sum));
+    for (Clocked* t : {&run.honest, &run.cached, &run.unstarted}) {
+      if (t != &run.unstarted || call != 2)
+        t->window("t001", call, {{"inputs", "host"}, {"nonce", hex16(nonce)}}, at, at + 1, at + 15);
+      t->worker(at + 15, sample_line("t001", call, 10.0, t == &run.cached && call >= plan.buffers ? first : sum));
     }
-    samples += sample_line("t001", call, 10.0, sum);
+    run.samples += sample_line("t001", call, 10.0, sum);
   }
-  const std::string dir = std::string(REDUCTION_LAB01_MODULE).substr(0, std::string(REDUCTION_LAB01_MODULE).rfind('/'));
+  run.dir = std::string(REDUCTION_LAB01_MODULE).substr(0, std::string(REDUCTION_LAB01_MODULE).rfind('/'));
+  return run;
+}
+
+// A transcript with every token replaced by another run's.
+std::string with_another_token(std::string text) {
+  for (std::size_t at = 0; (at = text.find(kToken, at)) != std::string::npos;) text.replace(at, kToken.size(), std::string(32, 'e'));
+  return text;
+}
+
+// A transcript with the grader's own arrival stamp in front of each line.
+std::string with_arrival_stamps(const std::string& text) {
+  std::istringstream lines(text);
+  std::string stamped;
+  for (std::string line; std::getline(lines, line);) stamped += "777 " + line + "\n";
+  return stamped;
+}
+
+TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndTheCanariesOfItsGo) {
+  const HostRun run = host_run();
+  const TimingPlan& plan = run.plan;
+  const std::string& dir = run.dir;
   Expectations known;
-  const std::string good = check_timing(plan, dir, honest.text, known, kToken);
+  const std::string good = check_timing(plan, dir, run.honest.text, known, kToken);
   EXPECT_NE(good.find("\"samples\":4,\"median_us\":10"), std::string::npos) << good;
   EXPECT_NE(good.find("\"verified\":true"), std::string::npos) << good;
   EXPECT_NE(good.find("\"inputs\":\"host\",\"clocked\":4,\"excess_us\":5,\"excess_min_us\":5,\"window_us\":14,\"prep_us\":1"),
             std::string::npos) << good;
-  const std::string bad = check_timing(plan, dir, cached.text, known, kToken);  // the first round's sums again
+  const std::string bad = check_timing(plan, dir, run.cached.text, known, kToken);  // the first round's sums again
   EXPECT_NE(bad.find("\"verified\":false"), std::string::npos) << bad;
   EXPECT_NE(bad.find("a cached or stale result"), std::string::npos) << bad;
-  const std::string skipped = check_timing(plan, dir, unstarted.text, known, kToken);  // no go for call 2
+  const std::string skipped = check_timing(plan, dir, run.unstarted.text, known, kToken);  // no go for call 2
   EXPECT_NE(skipped.find("call 2 was never started by the timekeeper"), std::string::npos) << skipped;
   // The worker's lines only count when the timekeeper relayed them: untagged ones, or a line shaped
   // like the timekeeper's inside a relayed one, are not its.
-  const std::string untagged = check_timing(plan, dir, samples, known, kToken);
+  const std::string untagged = check_timing(plan, dir, run.samples, known, kToken);
   EXPECT_NE(untagged.find("\"malformed\":5"), std::string::npos) << untagged;
   EXPECT_NE(untagged.find("\"verified\":false"), std::string::npos) << untagged;
-  Clocked smuggled = honest;
+  Clocked smuggled = run.honest;
   smuggled.worker(9000, "K " + wire_line("timekeeper", "window", {{"item", "t001"}, {"call", "9"}}));
   EXPECT_NE(check_timing(plan, dir, smuggled.text, known, kToken).find("\"malformed\":1"), std::string::npos);
-  Clocked twice = honest;
+  Clocked twice = run.honest;
   for (int call = 0; call < plan.warmup + plan.samples; ++call) twice.worker(9000, sample_line("t001", call, 1.0, 0));
   EXPECT_NE(check_timing(plan, dir, twice.text, known, kToken).find("\"malformed\":5"), std::string::npos);
   // A destructor or atexit handler writing after the end, or lines without the run's token: counted.
-  Clocked late = honest;
+  Clocked late = run.honest;
   late.worker(9000, wire_line(kToken, "end"));
   late.worker(9001, sample_line("t001", 1, 1.0, 0));
   const std::string after = check_timing(plan, dir, late.text, known, kToken);
   EXPECT_NE(after.find("\"after_end\":1"), std::string::npos) << after;
   EXPECT_NE(after.find("\"malformed\":0"), std::string::npos) << after;
-  std::string other = honest.text;
-  for (std::size_t at = 0; (at = other.find(kToken, at)) != std::string::npos;) other.replace(at, kToken.size(), std::string(32, 'e'));
-  const std::string forged = check_timing(plan, dir, other, known, kToken);
+  const std::string forged = check_timing(plan, dir, with_another_token(run.honest.text), known, kToken);
   EXPECT_NE(forged.find("\"forged\":5"), std::string::npos) << forged;
   EXPECT_NE(forged.find("\"samples\":0"), std::string::npos) << forged;
   // The grader's own arrival stamp in front of each line does not move the timekeeper's.
-  std::istringstream lines(honest.text);
-  std::string stamped;
-  for (std::string line; std::getline(lines, line);) stamped += "777 " + line + "\n";
+  const std::string stamped = with_arrival_stamps(run.honest.text);
   EXPECT_NE(check_timing(plan, dir, stamped, known, kToken).find("\"excess_us\":5"), std::string::npos);
   // every call right, then the worker's guards saw call 3 write past the scratch: unverified, said so
-  Clocked overrun = honest;
+  Clocked overrun = run.honest;
   overrun.worker(9000, WIRE_PREFIX "\"event\":\"item_error\",\"item\":\"t001\",\"kind\":\"scratch_overrun\",\"call\":\"3\"" +
                            scratch_fields({4096, {}, {64, 64}}) + ",\"message\":\"x\"}\n");
   const std::string overran = check_timing(plan, dir, overrun.text, known, kToken);
