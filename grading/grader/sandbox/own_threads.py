@@ -10,7 +10,7 @@ contradicted. On an H100 (the example class, 2026-11-27): the reference's own co
 to 08 went 90 to 820 us beyond its references' and was contradicted twice; sampled at 10 Hz, the
 grader's python3 was runnable on the timing core 94 times and the checker 31 times in one grading,
 5 and 1 with this, and the honest cells' largest excess over their references' went from 63.8 to 16.1
-us (docs/grading-security.md).
+us; what is left is the machine's own noise, on both sides (docs/grading-security.md).
 
 Affinity is per thread and inherited by what a thread starts, so every thread of the process is
 moved, and a thread started meanwhile (it inherits its starter's mask, old or new) is found by
