@@ -47,7 +47,12 @@ def kept_to(cores: set[int] | None):
         yield
         return
     before = os.sched_getaffinity(0)
-    set_every_thread(cores)
+    try:
+        set_every_thread(cores)
+    except OSError:   # cores this process may not have (a cpuset changed under it): graded as before
+        set_every_thread(before)
+        yield
+        return
     try:
         yield
     finally:

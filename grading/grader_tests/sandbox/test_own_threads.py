@@ -52,6 +52,12 @@ class KeptTo(unittest.TestCase):
             old.join()
             own_threads.set_every_thread(before)
 
+    def test_cores_it_may_not_have_leave_every_thread_as_it_was(self):
+        before = affinity_of_every_thread()
+        with own_threads.kept_to({os.cpu_count() + 64}):   # no such core
+            self.assertEqual(affinity_of_every_thread(), before)
+        self.assertEqual(affinity_of_every_thread(), before)
+
     def test_none_changes_nothing(self):
         before = affinity_of_every_thread()
         with own_threads.kept_to(None):
