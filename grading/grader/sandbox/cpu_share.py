@@ -16,10 +16,11 @@ The timing core is the last core this grader may use (process.timing_core()). Th
 the trusted reference runs and the student's sandboxed timing run (and anything they start),
 join a cgroup of their own whose cpuset is that core alone, without a quota, and are pinned to it:
 no student's run can reach it, and the student's timing run can spin nowhere else. The grader's own
-threads, and the trusted programs they start, keep to the student cores meanwhile (own_threads.py). It is kept only when this
-grading times anything (a GPU, and no --no-bench) and there are at least 2 cores; with one core
-there is nothing to keep: the timing runs and the students share it (the host lab is timed with
-the CPU gate held alone anyway: gpu_gate.py), and the quota, a whole core, binds nobody.
+threads, and the trusted programs they start, keep to the student cores meanwhile (own_threads.py).
+It is kept only when this grading times anything (a GPU, and no --no-bench) and there are at least
+2 cores; with one core there is nothing to keep: the timing runs and the students share it (the
+host lab is timed with the CPU gate held alone anyway: gpu_gate.py), and the quota, a whole core,
+binds nobody.
 
 Several graders on one machine: each has a subtree of its own (cgroups.py), and the workers of
 --gpus each get a slice of the cores (workers.py), so each keeps a timing core of its own. Two

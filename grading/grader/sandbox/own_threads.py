@@ -7,9 +7,9 @@ and while the students' compiles fill the cores they may use, that is often the 
 device lab's timekeeper and worker take turns with them. An honest lab's calls then take hundreds of
 microseconds beyond their claim while the references' around them do not, and its timing is
 contradicted. On an H100 (the example class, 2026-11-27): the reference's own code as alice's labs 06
-to 08 went 90 to 820 us beyond its references' and was contradicted twice; sampled at 10 Hz, the
-grader's python3 was runnable on the timing core 94 times and the checker 31 times in one grading,
-5 and 1 with this, and the honest cells' largest excess over their references' went from 63.8 to 16.1
+to 08 went 90 to 820 us beyond its references' and was contradicted twice; sampled at 10 Hz over a
+grading (its build included), python3 was runnable on the timing core 94 times and the checker 31
+times, 5 and 1 with this, and the honest cells' largest excess over their references' went from 63.8 to 16.1
 us; what is left is the machine's own noise, on both sides (docs/grading-security.md).
 
 Affinity is per thread and inherited by what a thread starts, so every thread of the process is
