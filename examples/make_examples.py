@@ -128,14 +128,14 @@ CLASS = {
                                          hazards=("memcheck",))}),
     "dave": Student(
         "never did lab 01 (the untouched skeleton); drops the tail in lab 06 (grid = n / 512, at least 1); "
-        "never resets the ticket counter in lab 11",
+        "never resets lab 11's int sum word",
         planted={"06_first_add": Planted("WRONG_ANSWER", "first failure at n = 1023: only the first 512 elements "
                                                          "(the hint names the dropped tail)", hand_written=True),
-                 "11_single_pass": Planted("WRONG_ANSWER", "atomicAdd for atomicInc: the counter never goes back to "
-                                                           "zero, so after the first call with several blocks no block "
-                                                           "draws the last ticket and *d_out is never written",
-                                           edits=((r"atomicInc\(&g_retired_blocks<T>, gridDim\.x - 1\);[^\n]*",
-                                                   "atomicAdd(&g_retired_blocks<T>, 1u);  // dave: no wrap"),))},
+                 "11_single_pass": Planted("WRONG_ANSWER", "never writes 0 back to the int sum word: after the first "
+                                                           "int call with several blocks the count never again ends at "
+                                                           "the last block, and *d_out is never written",
+                                           edits=((r"  DeviceWord\(g_int_sum\)\.store\(0, kRelaxed\);[^\n]*",
+                                                   "  // dave: no reset"),))},
         skeleton=("01_host_sum",)),
     "erin": Student(
         "the classic volatile-only last warp in lab 07 (a race on Volta and later); "
