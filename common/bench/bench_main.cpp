@@ -236,8 +236,9 @@ class Bench {
     if (!options_.operators.empty()) measure_operators(work, labs, type, bytes);
   }
 
-  // --operators: every operator of every module with an operator entry, checked once, then timed
-  // interleaved with lab 10's reference sum (when loaded); rows "12.<op>", ratio = x lab 10's sum.
+  // --operators: every operator of every module with an operator entry (yours or each --variant, and
+  // the reference), checked once, then timed interleaved with lab 10's reference sum (when loaded);
+  // rows "12.<op>", ratio = x lab 10's sum.
   template <typename T>
   void measure_operators(Workload<T>& work, const std::vector<LabPair>& labs, const std::string& type, double bytes) {
     const LabModule* lab10 = nullptr;
@@ -251,13 +252,14 @@ class Bench {
         if (!result.ok()) throw std::runtime_error(result.message);
       });
     std::vector<std::pair<std::string, std::string>> timed;  // who, lab column
-    DeviceBuffer<ReductionMoments> outs(2 * REDUCTION_OPERATOR_COUNT);
+    std::size_t modules = 0;  // each timed module gets its own REDUCTION_OPERATOR_COUNT output slots
+    for (const auto& lab : labs) modules += lab.timed(options_).size();
+    DeviceBuffer<ReductionMoments> outs(std::max<std::size_t>(modules, 1) * REDUCTION_OPERATOR_COUNT);
+    std::size_t next_slots = 0;
     for (const auto& lab : labs) {
-      for (const auto& [who, module] : {std::pair{options_.student_name, lab.student ? &*lab.student : nullptr},
-                                        std::pair{std::string("reference"), lab.reference ? &*lab.reference : nullptr}}) {
-        if (module == nullptr || !module->has_operators() || (who == "reference" && options_.aa_check))
-          continue;
-        ReductionMoments* slots = outs.get() + (who == "reference" ? REDUCTION_OPERATOR_COUNT : 0);
+      for (const auto& [who, module] : lab.timed(options_)) {  // yours or the variants, then the reference
+        if (!module->has_operators() || (who == "reference" && options_.aa_check)) continue;
+        ReductionMoments* slots = outs.get() + REDUCTION_OPERATOR_COUNT * next_slots++;
         for (auto& op : operator_launches<T>(*module, options_.operators, work.input.get(), work.host, slots,
                                              work.temp.get(), work.temp.bytes())) {
           const std::string name = lab.folder.substr(0, 2) + "." + ops::operator_name(op.op);

@@ -33,10 +33,10 @@ cub::DeviceReduce::Sum and the pure-read roof measured in the same run.
                         result with its bits (for ncu: see grading/tools/profile_lab.py)
   --dry-run             check the options and list the modules each lab would load, then
                         stop: nothing loaded, timed or run on a GPU
-  --operators LIST      also time the operators of the labs that have them (lab 12):
-                        sum,product,min,max,moments or all; rows named 12.<operator>, timed
-                        interleaved with lab 10's reference sum (load it: --labs 10,12), whose
-                        time their `vs ref` column divides by
+  --operators LIST      also time the operators of the labs that have them (lab 12), yours or
+                        each --variant's and the reference's: sum,product,min,max,moments or
+                        all; rows named 12.<operator>, timed interleaved with lab 10's reference
+                        sum (load it: --labs 10,12), whose time their `vs ref` column divides by
 )";
 
 std::size_t parse_size(const std::string& text) {

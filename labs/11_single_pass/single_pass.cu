@@ -4,10 +4,11 @@
 //   - int: one 64-bit atomicAdd per block carries the block's total and a count of the blocks
 //     added, so the block that sees every other block counted holds the whole sum (integer
 //     addition gives the same bits in any order);
-//   - float: every block stores (this call's tag, its total) as one 64-bit word in its own slot;
-//     the block that drew the last ticket when it started waits until every slot holds this
-//     call's tag, then adds the totals in slot order: the same n on the same GPU adds the same
-//     numbers in the same order, so float results are bitwise reproducible;
+//   - float: every block stores (this call's tag, its total) as one 64-bit word in its own slot,
+//     then counts itself with one atomic; the block that completes the count reads the slots,
+//     waiting for any that does not hold this call's tag yet, and adds the totals in slot order:
+//     the same n on the same GPU adds the same numbers in the same order, so float results are
+//     bitwise reproducible;
 //   - n up to 2^16, on a GPU with thread-block clusters (sm_90 and later): one cluster of 8 blocks
 //     whose totals meet in one block's shared memory: no global atomics at all.
 //
@@ -38,7 +39,7 @@ namespace {
 [[maybe_unused]] constexpr int kLargeVectorsPerThread = 8;
 [[maybe_unused]] constexpr std::size_t kLargeItems = std::size_t{1} << 24;
 // Blocks per SM: one wave, as in lab 10. The single pass does not need all blocks resident at
-// once for its ticket, but one wave keeps the totals few.
+// once for its count, but one wave keeps the totals few.
 [[maybe_unused]] constexpr int kBlocksPerSm = 4;
 // The most blocks one launch may have: the float path keeps one slot per block in module memory.
 [[maybe_unused]] constexpr unsigned kMaxBlocks = 1024;
@@ -108,14 +109,15 @@ Plan plan_for(std::size_t num_items, int sm_count, int cluster_blocks) {
 //      on a `__device__ unsigned long long` that is 0 at module load. The value it returns is the
 //      word before the addition: the block that finds gridDim.x - 1 blocks counted in its top 16
 //      bits adds its own share, writes the low 32 bits to *d_out and stores 0 back.
-//   3. float: fixed-order adds, so no float atomics. A `__device__ unsigned long long` ticket
-//      word, (epoch << 32) | tickets drawn, and one 64-bit slot per block (kMaxBlocks of them).
-//      Thread 0 draws a ticket (atomicAdd of 1) when its block STARTS; this call's tag is
+//   3. float: fixed-order adds, so no float atomics. A `__device__ unsigned long long` count
+//      word, (epoch << 32) | blocks counted, and one 64-bit slot per block (kMaxBlocks of them).
+//      Thread 0 reads the count word (a plain load) when its block STARTS; this call's tag is
 //      epoch + 1. After the block's sum, thread 0 stores (tag << 32) | __float_as_uint(total)
-//      in slot blockIdx.x as one 64-bit store. The block that drew ticket gridDim.x - 1 stores
-//      (tag << 32) back into the ticket word (the next call's epoch, count 0), waits until every
-//      slot 0 .. gridDim.x - 1 holds this call's tag, adds the totals in slot order and writes
-//      *d_out. When the tag reaches 0xffffffff, store 0 as the next epoch and clear the slots.
+//      in slot blockIdx.x as one 64-bit store, then adds 1 to the count word (one atomic). The
+//      block that finds gridDim.x - 1 blocks counted stores (tag << 32) back (the next call's
+//      epoch, count 0), waits until every slot 0 .. gridDim.x - 1 holds this call's tag, adds
+//      the totals in slot order and writes *d_out. When the tag reaches 0xffffffff, store 0 as
+//      the next epoch and clear the slots.
 //   4. n <= kClusterItems and device_cluster_blocks() > 0 (sm_90 and later): one thread-block
 //      cluster of kClusterBlocks blocks, kClusterVectorsPerThread loads per thread, launched with
 //      cudaLaunchKernelEx and the cudaLaunchAttributeClusterDimension attribute. Each block's
@@ -129,7 +131,7 @@ Plan plan_for(std::size_t num_items, int sm_count, int cluster_blocks) {
 //   boundary); no vector load may reach past the input's end; the split depends only on n and
 //   the device (float results bitwise identical run to run). n = 0 still writes 0. int: the sum
 //   modulo 2^32, the value 32-bit two's-complement addition gives in any order.
-//   About 200 lines: lab 10's helpers and loop (~75), the int finish (~10), the float ticket and
+//   About 200 lines: lab 10's helpers and loop (~75), the int finish (~10), the float count and
 //   slots (~45), the cluster kernel and its launch (~45), the launcher (~15).
 //   Tip: cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> (<cuda/atomic>, already
 //   included) gives relaxed 64-bit loads, stores and fetch_add on a __device__ word. A waiting

@@ -4,10 +4,11 @@
 //   - int: one 64-bit atomicAdd per block carries the block's total and a count of the blocks
 //     added, so the block that sees every other block counted holds the whole sum (integer
 //     addition gives the same bits in any order);
-//   - float: every block stores (this call's tag, its total) as one 64-bit word in its own slot;
-//     the block that drew the last ticket when it started waits until every slot holds this
-//     call's tag, then adds the totals in slot order: the same n on the same GPU adds the same
-//     numbers in the same order, so float results are bitwise reproducible;
+//   - float: every block stores (this call's tag, its total) as one 64-bit word in its own slot,
+//     then counts itself with one atomic; the block that completes the count reads the slots,
+//     waiting for any that does not hold this call's tag yet, and adds the totals in slot order:
+//     the same n on the same GPU adds the same numbers in the same order, so float results are
+//     bitwise reproducible;
 //   - n up to 2^16, on a GPU with thread-block clusters (sm_90 and later): one cluster of 8 blocks
 //     whose totals meet in one block's shared memory: no global atomics at all.
 //
@@ -38,7 +39,7 @@ namespace {
 [[maybe_unused]] constexpr int kLargeVectorsPerThread = 8;
 [[maybe_unused]] constexpr std::size_t kLargeItems = std::size_t{1} << 24;
 // Blocks per SM: one wave, as in lab 10. The single pass does not need all blocks resident at
-// once for its ticket, but one wave keeps the totals few.
+// once for its count, but one wave keeps the totals few.
 [[maybe_unused]] constexpr int kBlocksPerSm = 4;
 // The most blocks one launch may have: the float path keeps one slot per block in module memory.
 [[maybe_unused]] constexpr unsigned kMaxBlocks = 1024;
@@ -185,9 +186,9 @@ __device__ T thread_share(const T* __restrict__ d_in, std::size_t num_items) {
 // int: (blocks counted << 48) | (the sum of their totals as unsigned: at most 2^10 * 2^32 < 2^48,
 // so it never carries into the count). The block that completes the count writes 0 back.
 __device__ unsigned long long g_int_sum = 0;
-// float: (epoch << 32) | (tickets drawn in this call). A call's tag is epoch + 1 (1 .. 2^32 - 1);
-// the block that draws the last ticket stores (tag << 32): the next call finds the count at 0.
-__device__ unsigned long long g_float_ticket = 0;
+// float: (epoch << 32) | (blocks counted in this call). A call's tag is epoch + 1 (1 .. 2^32 - 1);
+// the block that completes the count stores (tag << 32): the next call finds the count at 0.
+__device__ unsigned long long g_float_count = 0;
 // float: one slot per block, (tag << 32) | (the bits of the block's total), written as one 64-bit
 // store, so a reader that sees this call's tag in a slot sees this call's total. Tag 0 is no call's.
 __device__ unsigned long long g_float_slots[kMaxBlocks];
@@ -209,21 +210,23 @@ __device__ void finish_int(int total, int* d_out) {
   DeviceWord(g_int_sum).store(0, kRelaxed);  // every block has added: nobody else touches it
 }
 
-// float: thread 0 stores (tag, total) in its block's slot. The block that drew the last ticket
-// (ticket: what this block's thread 0 drew when the block started) then polls the slots, each
-// thread its own few, all of its loads in flight at once, until every slot holds this call's tag,
-// and adds the totals in slot order. It can wait safely: every block that drew a ticket is running.
-__device__ void finish_float(float total, unsigned long long ticket, float* d_out) {
+// float: thread 0 stores (tag, total) in its block's slot, then counts the block (epoch: the word
+// as thread 0 read it when the block started; no block of this call can have moved it on). The
+// block that completes the count polls the slots, each thread its own few, all of its loads in
+// flight at once, until every slot holds this call's tag (a slot store and the count's atomic of
+// another block may arrive in either order), and adds the totals in slot order.
+__device__ void finish_float(float total, unsigned long long epoch, float* d_out) {
   __shared__ unsigned call_tag;
   __shared__ bool collects;
   if (threadIdx.x == 0) {
-    const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
+    const unsigned tag = static_cast<unsigned>(epoch >> 32) + 1;
     DeviceWord(g_float_slots[blockIdx.x]).store((static_cast<unsigned long long>(tag) << 32) |
                                                     __float_as_uint(total), kRelaxed);
-    collects = static_cast<unsigned>(ticket) == gridDim.x - 1;
-    if (collects)  // every ticket of this call is drawn: the next call's epoch, its count at 0
-      DeviceWord(g_float_ticket).store(static_cast<unsigned long long>(tag == 0xffffffffu ? 0u : tag) << 32,
-                                       kRelaxed);
+    const unsigned long long before = DeviceWord(g_float_count).fetch_add(1, kRelaxed);
+    collects = static_cast<unsigned>(before) == gridDim.x - 1;
+    if (collects)  // every block of this call is counted: the next call's epoch, its count at 0
+      DeviceWord(g_float_count).store(static_cast<unsigned long long>(tag == 0xffffffffu ? 0u : tag) << 32,
+                                      kRelaxed);
     call_tag = tag;
   }
   __syncthreads();  // broadcasts; also ends block_sum's reads of its shared array
@@ -260,23 +263,24 @@ __device__ void finish_float(float total, unsigned long long ticket, float* d_ou
 }
 
 // Fixes: lab 10's second launch, and the last block's serial tail of a fence, a ticket and a
-// read of the partials. int carries its sum in the ticket itself; float takes its ticket when the
-// block starts, so the atomic's round trip hides under the loads, and publishes its total with no
-// fence. Still slow: nothing at large n (it reads the input at DRAM speed, as lab 10 does); at small
-// n the launch, one trip to memory for the input and, for float, one more for the slots remain.
+// read of the partials. int carries its sum in the count's atomic itself; float publishes its
+// total with no fence (tag and total in one store) and reads the epoch when the block starts, so
+// that read hides under the loads. Still slow: nothing at large n (it reads the input at DRAM
+// speed, as lab 10 does); at small n the launch, one trip to memory for the input and, for float,
+// one more for the slots after the count remain.
 template <int VectorsPerThread, typename T>
 __global__ void __launch_bounds__(kBlockThreads, kBlocksPerSm)
     reduce_single_pass(const T* __restrict__ d_in, std::size_t num_items, T* d_out) {
-  unsigned long long ticket = 0;
+  unsigned long long epoch = 0;  // float: read now, used at the end; a plain load, not an atomic
   if constexpr (std::is_same_v<T, float>)
-    if (gridDim.x > 1 && threadIdx.x == 0) ticket = DeviceWord(g_float_ticket).fetch_add(1, kRelaxed);
+    if (gridDim.x > 1 && threadIdx.x == 0) epoch = DeviceWord(g_float_count).load(kRelaxed);
   const T total = block_sum(thread_share<VectorsPerThread>(d_in, num_items));
-  if (gridDim.x == 1) {  // one block: its total is the result, no ticket, no slot
+  if (gridDim.x == 1) {  // one block: its total is the result, no count, no slot
     if (threadIdx.x == 0) *d_out = total;
     return;
   }
   if constexpr (std::is_same_v<T, int>) finish_int(total, d_out);
-  else finish_float(total, ticket, d_out);
+  else finish_float(total, epoch, d_out);
 }
 
 // Fixes: at small n, the trips to global memory that the blocks' totals take. One cluster's blocks
