@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import reports
 from ..manifest import Lab
+from ..outputs.record_store import RecordStore
 from ..outputs.records import StudentRecord
 from ..paths import REPO
 from .site import write_site
@@ -25,10 +26,12 @@ PLOTS_TIMEOUT_S = 600
 
 
 def publish(out: Path, labs: list[Lab], names: list[str], key: bytes, sandbox: str = "",
-            leaderboard: bool = False, graded: set[str] | None = None) -> list[StudentRecord]:
+            leaderboard: bool = False, graded: set[str] | None = None,
+            store: RecordStore | None = None) -> list[StudentRecord]:
     """Rewrites the class files and the report from the signed, complete records of `names`; of the
-    report's student pages only those of `graded` when given (the student just graded)."""
-    records = reports.write_class_outputs(out, labs, names, key, sandbox, leaderboard)
+    report's student pages and Gradescope files only those of `graded` when given (the student just
+    graded). `store`: the grading's record store, which keeps what it has read between calls."""
+    records = reports.write_class_outputs(out, labs, names, key, sandbox, leaderboard, store, only=graded)
     write_site(out, labs, names, records, only=graded)
     return records
 

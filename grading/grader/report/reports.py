@@ -312,12 +312,15 @@ def summary_table(records: list[StudentRecord], labs: list[Lab]) -> str:
 
 
 def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes,
-                        sandbox: str = "", leaderboard: bool = False) -> list[StudentRecord]:
+                        sandbox: str = "", leaderboard: bool = False, store: RecordStore | None = None,
+                        only: set[str] | None = None) -> list[StudentRecord]:
     """Rebuilds gradebook, timings, junit and Gradescope files from the signed, complete records of
     the class folder's students (`names`): nothing else in OUT/students is ever read into them.
-    `leaderboard`: the policy's [gradescope] leaderboard (Gradescope leaderboard entries)."""
+    `leaderboard`: the policy's [gradescope] leaderboard (Gradescope leaderboard entries). `store`:
+    the grading's own (it keeps the records it has read), else a new one. `only`: the students
+    whose Gradescope file can have changed (each is made from its own record alone), else all."""
     out = Path(out)
-    records = RecordStore(out, key).complete(names)
+    records = (store or RecordStore(out, key)).complete(names)
     columns = graded_labs(records, labs)
     write_atomic(out / "gradebook.csv", gradebook_csv(records, columns, names))
     write_atomic(out / "timings.csv", timings_csv(records))
@@ -329,5 +332,6 @@ def write_class_outputs(out: Path, labs: list[Lab], names: list[str], key: bytes
         write_atomic(out / f"{UNSANDBOXED}.txt", f"This grading ran student code {sandbox}.\nIts outputs are not a "
                                                "gradebook to sign: see docs/grading-security.md.\n")
     for record in records:
-        write_json(gradescope_folder(out, record.student) / "results.json", gradescope_results(record, leaderboard))
+        if only is None or record.student in only:
+            write_json(gradescope_folder(out, record.student) / "results.json", gradescope_results(record, leaderboard))
     return records

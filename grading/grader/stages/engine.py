@@ -165,7 +165,7 @@ class Grader:
                 todo.append((index, name, root))
         self._grade_in_flight(todo, len(students), names, result)
         result.records = class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
-                                               self._leaderboard())
+                                               self._leaderboard(), store=self.records)
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
             result.no_gpu = True
         return result
@@ -224,7 +224,7 @@ class Grader:
                 if self.options.class_outputs:
                     with self._outputs_lock:
                         class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
-                                              self._leaderboard(), graded={name})
+                                              self._leaderboard(), graded={name}, store=self.records)
 
     def _leaderboard(self) -> bool:
         return self.policy.gradescope.leaderboard

@@ -52,6 +52,28 @@ class TestRecordStore(unittest.TestCase):
         self.assertIsNotNone(self.store.load("ana"))
         self.assertEqual(self.store.complete(["ana"]), [])
 
+    def test_complete_reads_a_file_again_only_when_its_bytes_changed(self):
+        self.store.save(StudentRecord(student="ana", complete=True, total=1.0))
+        self.store.save(StudentRecord(student="bo", complete=True, total=2.0))
+        first = self.store.complete(["ana", "bo"])
+        again = self.store.complete(["ana", "bo"])
+        self.assertIs(again[0], first[0], "an unchanged file: the record read before")
+        self.assertIs(again[1], first[1])
+        self.store.save(StudentRecord(student="ana", complete=True, total=3.0))   # regraded
+        ana, bo = self.store.complete(["ana", "bo"])
+        self.assertEqual(ana.total, 3.0)
+        self.assertIs(bo, first[1])
+
+    def test_complete_drops_a_kept_record_whose_file_is_forged_or_gone(self):
+        self.store.save(StudentRecord(student="ana", complete=True, total=1.0))
+        self.store.save(StudentRecord(student="bo", complete=True, total=2.0))
+        self.assertEqual(len(self.store.complete(["ana", "bo"])), 2)
+        self.rewrite("ana", lambda d: d.update(total=9.0))   # not signed again: no record
+        self.store.path("bo").unlink()
+        self.assertEqual(self.store.complete(["ana", "bo"]), [])
+        self.store.save(StudentRecord(student="bo", complete=True, total=2.0))   # written again, same bytes
+        self.assertEqual([r.total for r in self.store.complete(["ana", "bo"])], [2.0])
+
     def test_an_observer_reads_edited_records_of_this_version_only(self):
         self.store.save(StudentRecord(student="ana", complete=True))
         self.store.save(StudentRecord(student="bo", complete=True))
