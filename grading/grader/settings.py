@@ -157,6 +157,11 @@ call to the next than a kernel on the GPU. On an H100's host (2026-11-26, `aa_ti
 was 3.1 % over the first 25 calls of each run, 1.0 % over 100 and 0.6 % over all 200
 (docs/grading-security.md); a paired run of 200 calls took about 11.5 s of the timing core there.""")
     warmup: int = setting(3, "calls before them (checked, not timed)", low=0, high=100)
+    reference_reuse_s: float = setting(60.0, low=0, before="""\
+A student's timing is bracketed by two trusted runs of the references, and the run after one
+student is the next one's "before" when nothing ran on the GPU between them, or when it ended at
+most this many seconds ago: in a pipelined class other students' test runs always come between,
+and a fresh "before" costs a whole reference run per student. 0: only when nothing ran between.""")
     timeout_s: float = setting(900.0, "wall clock for one timing run", low=1)
     call_timeout_s: float = setting(20.0, "one timed call", low=1)
     clock_slack_us: float = setting(25.0, low=0, before="""\

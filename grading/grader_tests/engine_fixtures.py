@@ -31,9 +31,9 @@ class GradingCase(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def grade(self, toolchain, force=False, who=None):
+    def grade(self, toolchain, force=False, who=None, policy=None):
         options = Options(labs=self.manifest.labs, jobs=4, force=force)
-        grader = Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, self.out, options,
+        grader = Grader(self.manifest, policy or Policy.load(GRADING / "policy.toml"), toolchain, self.out, options,
                         log=self.log.append)
         chosen = [s for s in students() if who is None or s[0] in who]
         return grader.grade_class(chosen)

@@ -44,6 +44,7 @@ from grader.run import job as jobs  # noqa: E402
 from grader.contract import JOB_OPTION  # noqa: E402
 from grader.outputs.record_store import observed  # noqa: E402
 from grader.outputs.records import StudentRecord  # noqa: E402
+from tools.stage_breakdown import breakdowns, lines as breakdown_lines  # noqa: E402
 from tools.throughput_summary import Mismatch, Run, Summary, judge, report, write_summary  # noqa: E402
 from grader.outputs.student_paths import record_path, student_file_name  # noqa: E402
 
@@ -226,7 +227,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def class_run(name: str, *launcher: str) -> Run:
         job = jobs.replace(base, out=str(out / name))
-        return run_grade(Run(name, job.out, names, grade_command(python, job, job_folder, name, *launcher)), log)
+        run = run_grade(Run(name, job.out, names, grade_command(python, job, job_folder, name, *launcher)), log)
+        for result in breakdowns(Path(run.out)):   # as it goes: a cut-off benchmark still says where the time went
+            log("\n".join(breakdown_lines(result)))
+        return run
 
     runs = {"one-gpu": class_run("one-gpu", "--gpus", first)}
     if len(gpus) > 1:
@@ -288,6 +292,7 @@ def figures(summary: Summary, runs: dict[str, Run], solo: list[Run], gpus: list[
     for run in summary.runs:
         if run.name != "solo":
             summary.seconds_per_student[run.name] = round(run.wall_s / len(run.students), 3)
+            summary.breakdowns[run.name] = breakdowns(Path(run.out))
     if solo:
         summary.seconds_per_student["solo"] = round(sum(run.wall_s for run in solo) / len(solo), 3)
     if "multi" in runs and runs["multi"].wall_s > 0:

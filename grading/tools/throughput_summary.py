@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tools.stage_breakdown import Breakdown, lines as breakdown_lines
+
 TARGET_SECONDS_PER_STUDENT = 8.0      # one H200, averaged over the class
 TARGET_SPEEDUP_TWO_GPUS = 1.8
 TARGET_RATIO_DEVIATION = 0.03         # |ratio - solo ratio| / solo ratio, every lab
@@ -56,6 +58,7 @@ class Summary:
     ratio_deviation: dict[str, float] = field(default_factory=dict)
     targets: list[Target] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    breakdowns: dict[str, list[Breakdown]] = field(default_factory=dict)   # per class run, one per GPU (its ledgers)
 
 
 def judge(summary: Summary, runs: dict[str, Run], no_gpu: bool, multi_gpus: int) -> list[Target]:
@@ -110,6 +113,10 @@ def report(summary: Summary) -> list[str]:
               f"{target.name}: {target.status if target.status not in ('PASS', 'FAIL') else target.value}"
               .rstrip(": ") for target in summary.targets]
     lines += [f"note: {note}" for note in summary.notes]
+    for run, found in summary.breakdowns.items():
+        lines.append(f"\nwhere the time went, {run} (stage_breakdown.py):")
+        for result in found:
+            lines += breakdown_lines(result)
     return lines
 
 

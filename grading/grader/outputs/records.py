@@ -25,6 +25,9 @@ class CompileResult:
     output: str = ""          # the compiler's diagnostics located in the student's file and public headers (diagnostics.py)
     module_sha256: str = ""   # the module as compiled; every later run checks it is still this
     refused: list[str] = field(default_factory=list)  # library headers the lab used that it refuses ("cub/...": libraries.py)
+    cached: bool = False      # the module of an identical lab file compiled before (compile_cache.py): no compile ran
+    source: str = ""          # the file compiled (a copy named by its content where modules are cached): the
+                              # path in the module's line info and the compiler's words
 
 
 @dataclass

@@ -316,6 +316,11 @@ class CpuShare(SubtreeFiles):
         group = self.group_of(student)
         return self._usage(group) if group is not None and self.trees is not None else None
 
+    def timing_seconds(self) -> float | None:
+        """The CPU time so far of the timing group (every timing run but a paired run's student worker), or None."""
+        timing = self._timing
+        return self._usage(timing) if timing is not None and self.on else None
+
     def others_seconds(self, student: str) -> float | None:
         """The CPU time, so far, of every other student's cgroup of this grading (those that ended
         included), or None where it cannot be read: the difference over a run is what its classmates

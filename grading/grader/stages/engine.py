@@ -45,6 +45,7 @@ from ..manifest import Lab, Manifest
 from ..outputs import signing
 from ..outputs import events as ev
 from ..outputs.claims import Claim
+from ..outputs.ledger import LEDGER_FILE, Ledger
 from ..outputs.record_store import RecordStore
 from ..outputs.records import BenchmarkInfo, LabRecord, StudentRecord, unsandboxed
 from ..outputs.student_paths import work_folder
@@ -54,6 +55,7 @@ from ..sandbox import own_threads
 from ..sandbox.cpu_share import CpuShare
 from ..sandbox.process import Stopping, stopping
 from .base import pool
+from .compile_cache import CACHE_FOLDER, CompileCache
 from .gpu_gate import CPU_RANK, GPU_RANK, Gate
 from .neighbours import Neighbours
 from .runs import Runs
@@ -78,6 +80,7 @@ class Options:
     run_tag: str = ""         # this grader's own folder under the run's: graders sharing OUT never share a file
     class_outputs: bool = True  # rewrite the class files after each student (a --gpus worker leaves it to the merge)
     run: str = ""               # this grading run's id (a --gpus run's workers share their parent's)
+    compile_cache: bool = True  # reuse the module of an identical lab file compiled before (compile_cache.py)
 
 
 @dataclass
@@ -129,6 +132,8 @@ class Grader:
         self.stages = [stage(self) for stage in PIPELINE]
         self.score = Score(self)
         self._outputs_lock = threading.Lock()
+        self.compile_cache: CompileCache | None = None   # grade_class makes it where compiles are sandboxed
+        self.ledger = Ledger(None, "", "")   # grade_class opens the run's
 
     # ---- class level
 
@@ -154,6 +159,9 @@ class Grader:
         result.sanitizer_missing = self.options.sanitizer and self.gpu and not self.sanitizer_ok
         result.seed, result.sandbox = self.seed, self.tools.sandbox_status()
         self._prepare_run(result)
+        # When each run ran, and each student's stages: the benchmark's per-stage breakdown (ledger.py).
+        self.ledger = Ledger(self._run_folder() / LEDGER_FILE, self.run, self.options.run_tag or "main")
+        self.neighbours.on_run = self.ledger.span
         names = roster or [name for name, _ in students]
         self.emit(ev.ClassStarted(students=len(students)))
         todo = []
@@ -163,7 +171,10 @@ class Grader:
                 result.skipped.append(name)
             else:
                 todo.append((index, name, root))
-        self._grade_in_flight(todo, len(students), names, result)
+        try:
+            self._grade_in_flight(todo, len(students), names, result)
+        finally:
+            self.ledger.close()
         result.records = class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
                                                self._leaderboard(), store=self.records)
         if any(entry.verdict == NOT_RUN for record in result.records for entry in record.labs.values()):
@@ -192,6 +203,7 @@ class Grader:
             self.note(f"WARNING: {self.sanitizer_why}: sanitizer checks skipped for this grading (no penalty). A "
                       "grader problem: see docs/grading-security.md, \"compute-sanitizer's own log\".")
         self.gpu_slots = threading.Semaphore(max(1, self.policy.tests.concurrency))
+        self.compile_cache = self._compile_cache(result)
         self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
                                             self.policy.benchmark, self.seed, self._run_folder() / "timing",
                                             self.gpu, self.expectations)
@@ -254,6 +266,18 @@ class Grader:
                     self.tools.make_plan(lab, self.seed, small, cases=list(self.policy.sanitizer.cases))
                 self.sanitizer_plans[lab.folder] = small
 
+    def _compile_cache(self, result: ClassResult) -> CompileCache | None:
+        """Modules by the content of their lab file (compile_cache.py), where compiles are sandboxed: an
+        unsandboxed compile can read what its file's folder holds, which is the student's."""
+        identity = getattr(self.tools, "compile_identity", None)
+        if identity is None or unsandboxed(result.sandbox) or not self.options.compile_cache:
+            return None
+        try:
+            return CompileCache(self.out / "work" / CACHE_FOLDER, identity())
+        except (RuntimeError, OSError) as exc:
+            self.note(f"note: every lab file is compiled (no module cache: {exc})")
+            return None
+
     def _sanitizer_self_test(self) -> str:
         """Every tool on the reference module of the first GPU lab, through the students' channel and
         sandbox: "" when each log reads clean (or there is nothing to test it on), else what went wrong.
@@ -308,9 +332,12 @@ class Grader:
             record.labs[lab.folder] = self._prepare_lab(lab, submission, work)
         self.records.save(record)
         for stage in self.stages:   # stages/: compile, test, sanitize, time
-            started = time.monotonic()
+            started, cpu = time.monotonic(), self._cpu_seconds(name)
             stage.run(who, record, work)
             record.step_seconds[stage.name] = round(time.monotonic() - started, 2)
+            after = self._cpu_seconds(name)
+            self.ledger.stage(stage.name, name, time.monotonic() - started,
+                              None if cpu is None or after is None else after - cpu)
             self.records.save(record)
         self.score.run(who, record, work)
         if earlier:
@@ -326,6 +353,11 @@ class Grader:
                                  steps=dict(record.step_seconds),
                                  verdicts=tuple(entry.verdict for entry in record.labs.values())))
         return record
+
+    def _cpu_seconds(self, student: str) -> float | None:
+        """The CPU time of `student`'s runs so far: its cgroup's and its timing turns' (None: no cgroups)."""
+        own = self.cpu.seconds_of(student)
+        return None if own is None else own + self.runs.timing_cpu_seconds(student)
 
     def lab(self, folder: str) -> Lab:
         return next(lab for lab in self.options.labs if lab.folder == folder)

@@ -8,6 +8,9 @@ classmate's doing.
 
 Where the CPU time of each student's cgroup can be read (cpu_share.py), a run also records how much
 of it the other students' cgroups took while it ran: the evidence that they held the cores.
+
+Each run that names its stage is also reported, when it ends, to `on_run` (the grading's ledger,
+outputs/ledger.py: when it ran and whether it held the GPU).
 """
 
 from __future__ import annotations
@@ -52,10 +55,12 @@ class Neighbours:
         self._lock = threading.Lock()
         self._running: dict[int, _Run] = {}
         self._ids = itertools.count()
+        # (stage, student, gpu, started, seconds) of each run that names its stage, when it ends
+        self.on_run: Callable[[str, str, bool, float, float], None] | None = None
 
     @contextlib.contextmanager
-    def run(self, student: str, gpu: bool):
-        """A run of `student` (on the GPU or not) for the time of the block; yields its Met."""
+    def run(self, student: str, gpu: bool, stage: str = ""):
+        """A run of `student` (on the GPU or not; of `stage`) for the time of the block; yields its Met."""
         me = _Run(student, gpu)
         started, before = time.monotonic(), self._others_cpu(student)
         with self._lock:
@@ -73,3 +78,5 @@ class Neighbours:
             after = self._others_cpu(student)
             me.met.seconds = time.monotonic() - started
             me.met.others_cpu_s = None if before is None or after is None else max(0.0, after - before)
+            if stage and self.on_run is not None:
+                self.on_run(stage, student, gpu, started, me.met.seconds)

@@ -42,7 +42,7 @@ class Test(Stage):
                 process, check = result
                 return test_verdict(check, process, call_timeout).verdict if check else RUNTIME_ERROR
 
-            with self.g.runs.sharing(lab), self.g.neighbours.run(record.student, not lab.host) as met:
+            with self.g.runs.sharing(lab), self.g.neighbours.run(record.student, not lab.host, self.name) as met:
                 result = test()
             if verdict(result) != PASSED and self.g.runs.intact(entry):
                 failure = resource_failure(TEST, *result) or (TIMED_OUT if verdict(result) == TIMEOUT else None)

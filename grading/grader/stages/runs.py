@@ -18,10 +18,12 @@ from ..judge.flags import add_flag
 from ..judge.resources import ResourceFailure, retry_note
 from ..manifest import Lab
 from ..outputs import events as ev
+from ..outputs.ledger import ALONE
 from ..outputs.records import LabRecord, StudentRecord
 from ..sandbox.process import stopping
 from .gpu_gate import Turn
 from .neighbours import Met
+from .timing import Time
 from .toolchain import sha256_of
 
 
@@ -31,6 +33,7 @@ class Runs:
         self._timing_turns: dict[str, Turn] = {}   # per timing part, its latest turn (benchmark.HOST, DEVICE)
         self._alone_seconds: dict[str, float] = {}   # per student, the time its runs again alone took
         self._alone_lock = threading.Lock()
+        self._timing_cpu: dict[str, float] = {}   # per student, its timing turns' CPU time (the timing cgroup's)
 
     @contextlib.contextmanager
     def sharing(self, lab: Lab):
@@ -90,7 +93,7 @@ class Runs:
         student's CPU quota is lifted meanwhile: a run alone has every student core, as in a grading
         of one student at a time."""
         with self.g.cpu_gate.exclusive(idle=gpu), self.g.gpu_gate.exclusive(idle=not gpu), \
-                self.g.neighbours.run(student, gpu), self.g.cpu.unlimited(student):   # as if graded alone
+                self.g.neighbours.run(student, gpu, ALONE), self.g.cpu.unlimited(student):   # as if graded alone
             yield
 
     def intact(self, entry: LabRecord) -> bool:
@@ -114,6 +117,16 @@ class Runs:
                 if alone:
                     stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
                 turn = stack.enter_context(self.g.gpu_gate.exclusive())
-            stack.enter_context(self.g.neighbours.run(student, not host))
-            yield turn.quiet_since(self._timing_turns.get(part))
+            stack.enter_context(self.g.neighbours.run(student, not host, Time.name))
+            before = self.g.cpu.timing_seconds()   # the turn is the timing runs' alone: theirs is this student's
+            try:
+                yield turn.quiet_since(self._timing_turns.get(part))
+            finally:
+                after = self.g.cpu.timing_seconds()
+                if before is not None and after is not None:
+                    self._timing_cpu[student] = self._timing_cpu.get(student, 0.0) + max(0.0, after - before)
             self._timing_turns[part] = turn
+
+    def timing_cpu_seconds(self, student: str) -> float:
+        """The CPU time of `student`'s timing turns so far (the trusted and the student's timing runs)."""
+        return self._timing_cpu.get(student, 0.0)

@@ -52,7 +52,7 @@ class Sanitize(Stage):
                 finding = sanitizer_finding(tool, result)
                 return CLEAN if finding.status == CLEAN else f"{finding.count} finding(s)"
 
-            with self.g.runs.sharing(lab), self.g.neighbours.run(record.student, True) as met:
+            with self.g.runs.sharing(lab), self.g.neighbours.run(record.student, True, self.name) as met:
                 result = sanitize()
             if outcome(result) != CLEAN and self.g.runs.intact(entry):
                 failure = resource_failure(SANITIZER, result) or (

@@ -68,6 +68,7 @@ class CompileRun:
     unlisted: bool = False          # it compiled, but its include list could not be read: the refusal is unchecked
     outside: tuple[str, ...] = ()   # files it asked for outside the compile's view, as the compiler named them
                                     # (printable, bounded: compile_view.py); none when refused
+    cached: bool = False            # not run: the module of an identical lab file compiled before (compile_cache.py)
 
 
 class Toolchain(TimingRuns):
@@ -223,6 +224,22 @@ class Toolchain(TimingRuns):
                 return result.stdout
 
             return hidden_library_folders(probe, known)
+
+    def compile_identity(self) -> str:
+        """What a compile's result depends on besides its lab file (compile_cache.py): nvcc's own
+        version, the flags, the sandbox's word on the compile's view, the libraries hidden from it, and
+        the project's headers byte for byte. Asked once per grading."""
+        version = self._trusted([self._nvcc(), "--version"])
+        if version.returncode != 0:
+            raise RuntimeError(f"nvcc --version failed: {version.stderr.strip()[:200]}")
+        digest = hashlib.sha256()
+        for part in (self._nvcc(), version.stdout, *self.manifest.module_flags, self.sandbox.describe(),
+                     *map(str, self.hidden_libraries())):
+            digest.update(part.encode("utf-8") + b"\0")
+        for folder in map(Path, self.manifest.include_dirs):
+            for header in sorted(path for path in folder.rglob("*") if path.is_file()):
+                digest.update(str(header).encode("utf-8") + b"\0" + header.read_bytes() + b"\0")
+        return digest.hexdigest()
 
     # ---- the steps
 

@@ -75,8 +75,10 @@ class TestTimings(GradingCase):
         self.assertFalse(outcome.labs["10_two_step"].contradicted)
 
     def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
+        policy = Policy.load(None)
+        policy.benchmark = dataclasses.replace(policy.benchmark, reference_reuse_s=0.0)
         toolchain = FakeToolchain(self.expected)
-        self.grade(toolchain, who={"alice", "bob"})
+        self.grade(toolchain, who={"alice", "bob"}, policy=policy)
         runs = [(call[0], "host" if call[2] == ("01_host_sum",) else "device") for call in toolchain.calls
                 if call[0] in ("bench", "reference")]
         # Each part between its own references; bob's compiles ran on the cores after alice's host "after",
@@ -84,9 +86,20 @@ class TestTimings(GradingCase):
         one = [(kind, part) for part in ("host", "device") for kind in ("reference", "bench", "reference")]
         self.assertEqual(runs, one + one)
 
+    def test_a_recent_reference_run_is_the_next_students_before_even_after_other_work(self):
+        toolchain = FakeToolchain(self.expected)
+        self.grade(toolchain, who={"alice", "bob"})   # the policy's reference_reuse_s: far more than this takes
+        runs = [(call[0], "host" if call[2] == ("01_host_sum",) else "device") for call in toolchain.calls
+                if call[0] in ("bench", "reference")]
+        one = [(kind, part) for part in ("host", "device") for kind in ("reference", "bench", "reference")]
+        again = [("bench", "host"), ("reference", "host"), ("bench", "device"), ("reference", "device")]
+        self.assertEqual(runs, one + again)
+        bob = self.record("bob")
+        self.assertIsNotNone(bob["benchmark"]["reference_drift"], "alice's after and bob's after: an A/A measure")
+
 
 class TestTimingParts(GradingCase):
-    def test_each_part_reuses_its_reference_run_only_when_nothing_ran_there_since(self):
+    def test_each_part_reuses_its_reference_run_when_nothing_ran_there_since_or_it_is_recent(self):
         runs = []
 
         class Recording(FakeToolchain):
@@ -105,15 +118,21 @@ class TestTimingParts(GradingCase):
             turns.append(part)
             yield quiet[part]
 
+        now = [0.0]
+        timing.clock = lambda: now[0]
+        reuse = Policy.load(None).benchmark.reference_reuse_s
+        self.assertGreater(reuse, 0)
         outcomes = {}
-        for student in ("amy", "ben"):
+        for student, waited in (("amy", 0.0), ("ben", reuse + 1), ("cat", reuse - 1)):
+            now[0] += waited
             modules = {lab.folder: Path(self.tmp.name) / student / "modules" / lab.module_file for lab in labs}
             outcomes[student] = timing.time_student(student, labs, modules, "2026-11-26", turn)
-        self.assertEqual(turns, ["host", "device"] * 2)
+        self.assertEqual(turns, ["host", "device"] * 3)
         host, device = [("reference", "host", False), ("bench", "host", False), ("reference", "host", False)], \
             [("reference", "device", True), ("bench", "device", True), ("reference", "device", True)]
-        # ben's host "before" is amy's host "after" (nothing ran on the cores); the GPU ran other work: fresh
-        self.assertEqual(runs, host + device + host[1:] + device)
+        # ben's host "before" is amy's host "after" (nothing ran on the cores); the GPU ran other work
+        # and amy's device "after" is older than reference_reuse_s: fresh. cat comes within it: reused.
+        self.assertEqual(runs, host + device + host[1:] + device + host[1:] + device[1:])
         for student, outcome in outcomes.items():
             self.assertEqual(sorted(outcome.labs), ["01_host_sum", "02_atomic"], student)
             self.assertTrue(all(row["ratio_to_ref"] for lab in outcome.labs.values() for row in lab.rows), student)

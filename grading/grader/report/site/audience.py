@@ -34,6 +34,8 @@ def _known_paths(record: StudentRecord) -> list[tuple[str, str]]:
             pairs.append((entry.source, f"labs/{folder}/{entry.file}"))
             work = PurePath(entry.source).parents[2]   # OUT/work/<name>/src/<lab>/<file> -> OUT/work/<name>
             pairs += [(str(work), "[the grader's copy]"), (str(work.parent.parent), "[the grading's folder]")]
+        if entry.compile.source and entry.compile.source != entry.source:   # a copy named by its content
+            pairs.append((entry.compile.source, f"labs/{folder}/{entry.file}"))
         if entry.module_path:
             pairs.append((entry.module_path, f"[your compiled {folder}]"))
     if record.submission:
