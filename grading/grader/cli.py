@@ -5,6 +5,7 @@ per GPU (--gpus, workers.py). `grade.py --slurm` is the Slurm launcher's own com
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import signal
 import sys
@@ -107,6 +108,8 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
     log = lambda text: print(text, flush=True)  # noqa: E731
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop)  # `timeout` and job schedulers: stop the runs, keep the results
+        # A grading that seems stuck: `kill -USR1 PID` prints where each of its threads is, on stderr.
+        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
     emit = ev.JsonLines(args.events_fd) if args.events_fd is not None else None
     try:
         job = job_of(args, parser)
