@@ -100,6 +100,15 @@ def _stop(signum, frame):
     raise KeyboardInterrupt
 
 
+def _stacks_on_usr1() -> None:
+    """A grading that seems stuck: `kill -USR1 PID` prints where each of its threads is, on the
+    process's own stderr (a test that captures sys.stderr has none with a descriptor: no stacks)."""
+    try:
+        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True, chain=False)
+    except (AttributeError, ValueError, OSError):   # io.UnsupportedOperation is both of the latter
+        pass
+
+
 def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
     """The command line; tests pass a ready manifest and a simulated toolchain (no build, no GPU), and
     for --gpus the command its workers run (grader_tests/simulated_grade.py)."""
@@ -108,8 +117,7 @@ def main(argv=None, toolchain=None, manifest=None, worker_command=None) -> int:
     log = lambda text: print(text, flush=True)  # noqa: E731
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop)  # `timeout` and job schedulers: stop the runs, keep the results
-        # A grading that seems stuck: `kill -USR1 PID` prints where each of its threads is, on stderr.
-        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
+        _stacks_on_usr1()
     emit = ev.JsonLines(args.events_fd) if args.events_fd is not None else None
     try:
         job = job_of(args, parser)
