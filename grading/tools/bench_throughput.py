@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         run = run_grade(Run(name, job.out, names, grade_command(python, job, job_folder, name, *launcher)), log)
         for result in breakdowns(Path(run.out)):   # as it goes: a cut-off benchmark still says where the time went
             log("\n".join(breakdown_lines(result)))
-        return run
+        return run_done(summary, out, run)
 
     runs = {"one-gpu": class_run("one-gpu", "--gpus", first)}
     if len(gpus) > 1:
@@ -244,8 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in pick_solo(expected, args.solo):
         job = jobs.replace(base, out=str(out / "solo" / student_file_name(name)), students=[name])
         command = grade_command(python, job, job_folder, f"solo-{student_file_name(name)}")
-        solo.append(run_grade(Run("solo", job.out, [name], command), log, pinned))
-    summary.runs = list(runs.values()) + solo
+        solo.append(run_done(summary, out, run_grade(Run("solo", job.out, [name], command), log, pinned)))
 
     def merged(run: Run) -> int:   # grade.py on the run's job with merge set: its class outputs from the records
         job = jobs.replace(base, out=run.out, merge=True)
@@ -254,12 +253,25 @@ def main(argv: list[str] | None = None) -> int:
 
     compare(summary, runs, solo, expected, labs, no_gpu, merged)
     figures(summary, runs, solo, gpus, args.multi)
+    summary.complete = True
 
     print()
     print("\n".join(report(summary)))
     write_summary(out, summary)
     print(f"\nsummary: {out / 'summary.json'}, {out / 'summary.md'}")
     return 1 if summary.expected_mismatches or summary.solo_mismatches else 0
+
+
+def run_done(summary: Summary, out: Path, run: Run) -> Run:
+    """`run` into the summary, and the summary so far written (PARTIAL): a benchmark its time limit
+    cuts off still leaves the runs it finished, their seconds per student and where the time went."""
+    summary.runs.append(run)
+    if run.name != "solo":
+        summary.seconds_per_student[run.name] = round(run.wall_s / len(run.students), 3)
+        summary.breakdowns[run.name] = breakdowns(Path(run.out))
+    summary.complete = False
+    write_summary(out, summary)
+    return run
 
 
 def compare(summary: Summary, runs: dict[str, Run], solo: list[Run], expected: dict, labs: list[str], no_gpu: bool,

@@ -59,6 +59,7 @@ class Summary:
     targets: list[Target] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     breakdowns: dict[str, list[Breakdown]] = field(default_factory=dict)   # per class run, one per GPU (its ledgers)
+    complete: bool = True    # False: written after a run, before the comparisons (a cut-off benchmark keeps it)
 
 
 def judge(summary: Summary, runs: dict[str, Run], no_gpu: bool, multi_gpus: int) -> list[Target]:
@@ -92,7 +93,9 @@ def report(summary: Summary) -> list[str]:
     lines = [f"grading throughput: {summary.students} synthetic students (class seed {summary.class_seed}, input seed "
              f"{summary.input_seed}), labs {', '.join(lab[:2] for lab in summary.labs)}, "
              f"sanitizer {'on' if summary.sanitizer else 'off'}",
-             f"machine: {summary.host}; GPUs: {', '.join(summary.gpus) or 'none'}; {summary.date}", "",
+             f"machine: {summary.host}; GPUs: {', '.join(summary.gpus) or 'none'}; {summary.date}",
+             *([] if summary.complete else ["PARTIAL: the runs done so far; the comparisons and targets come at the end"]),
+             "",
              f"{'run':<16}{'students':>9}{'wall s':>10}{'s/student':>11}{'exit':>6}"]
     for run in summary.runs:
         label = run.name if run.name != "solo" else f"solo {run.students[0]}"

@@ -62,6 +62,22 @@ class TestComparisons(unittest.TestCase):
     def mismatches(self, no_gpu=False):
         return bench.expected_mismatches("one-gpu", self.expected, self.out, self.names, self.labs, no_gpu)
 
+    def test_each_run_done_writes_the_summary_so_far_with_where_its_time_went(self):
+        summary = bench.Summary("2026-11-27", "host", ["0: NVIDIA H200"], "NVIDIA H200", 3, 2, len(self.names),
+                                self.labs, True)
+        run = bench.Run("one-gpu", str(self.out), self.names, ["grade.py"], wall_s=16.0, returncode=0)
+        bench.run_done(summary, self.out, run)
+        text = (self.out / "summary.md").read_text(encoding="utf-8")
+        self.assertIn("PARTIAL", text)
+        self.assertIn("one-gpu", text)
+        self.assertEqual(summary.seconds_per_student["one-gpu"], 2.0)
+        self.assertEqual([result.students for result in summary.breakdowns["one-gpu"]], [len(self.names)])
+        self.assertIn("stage      students", text)
+        saved = json.loads((self.out / "summary.json").read_text(encoding="utf-8"))
+        self.assertFalse(saved["complete"])
+        summary.complete = True
+        self.assertNotIn("PARTIAL", "\n".join(bench.report(summary)))
+
     def test_a_faithful_grading_has_no_mismatch(self):
         self.assertEqual(self.mismatches(), [])
 
