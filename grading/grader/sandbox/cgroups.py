@@ -207,7 +207,11 @@ def remove(fs: Fs, folder: Path) -> bool:
     is the grader's own, or a dead grader's: student runs it could not end). True when it is gone."""
     if not folder.is_dir():
         return True
-    for child in sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True):
+    try:
+        children = sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True)
+    except FileNotFoundError:   # removed meanwhile: its grader closing, or another grader sweeping it
+        return True
+    for child in children:
         remove(fs, child)
     deadline = time.monotonic() + KILL_WAIT_S
     while True:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import threading
 import unittest
+import unittest.mock
 from pathlib import Path
 
 from grader_tests.cgroup_fixtures import v1_tree, v2_tree
@@ -109,6 +110,21 @@ class Collisions(TreeCase):
             self.assertTrue((self.root / ROOT_NAME / starting.name / "timing").is_dir())
             starting.close()
             self.assertFalse((self.root / ROOT_NAME).exists())
+
+    def test_a_cgroup_removed_by_another_grader_while_it_is_removed_counts_as_removed(self):
+        mounts, fs = v2_tree(self.root)
+        folder = self.root / ROOT_NAME / "g1-1" / "timing"
+        folder.mkdir(parents=True)
+        real = Path.iterdir
+
+        def vanishing(path):   # the owner (or another sweeper) removes it between the look and the listing
+            if path == folder:
+                folder.rmdir()
+            return real(path)
+
+        with unittest.mock.patch.object(Path, "iterdir", vanishing):
+            self.assertTrue(cgroups.remove(fs, folder))
+        self.assertFalse(folder.exists())
 
     def test_a_dead_graders_leftovers_go_at_the_next_start_a_live_graders_stay(self):
         mounts, fs = v2_tree(self.root)
