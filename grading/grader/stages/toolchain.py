@@ -233,7 +233,10 @@ class Toolchain(TimingRuns):
         if version.returncode != 0:
             raise RuntimeError(f"nvcc --version failed: {version.stderr.strip()[:200]}")
         digest = hashlib.sha256()
-        for part in (self._nvcc(), version.stdout, *self.manifest.module_flags, self.sandbox.describe(),
+        # The sandbox by what a compile sees of it: bubblewrap's version and the seccomp filter, not the
+        # GPU node (the workers of --gpus share the cache) nor the uids.
+        sandbox = f"{self.sandbox.version} {self.sandbox.seccomp.describe()}" if self.sandbox.enabled else "none"
+        for part in (self._nvcc(), version.stdout, *self.manifest.module_flags, sandbox,
                      *map(str, self.hidden_libraries())):
             digest.update(part.encode("utf-8") + b"\0")
         for folder in map(Path, self.manifest.include_dirs):

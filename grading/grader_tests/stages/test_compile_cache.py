@@ -12,6 +12,8 @@ from pathlib import Path
 
 from grader_tests.helpers import GRADING, REPO, FakeToolchain, expected_class, fake_manifest, write_example_class
 from grader.manifest import Manifest
+from grader.sandbox.bubblewrap import Sandbox
+from grader.sandbox.gpu_nodes import GpuView
 from grader.policy import Policy
 from grader.sandbox.process import ProcessResult
 from grader.stages.compile_cache import CACHE_FOLDER, CompileCache
@@ -171,6 +173,21 @@ class IdentityTest(unittest.TestCase):
             changed = tools.compile_identity()
         self.assertEqual(first, again)
         self.assertNotEqual(first, changed)
+
+    def test_the_workers_of_several_gpus_share_an_identity(self):
+        nvcc = find_nvcc()
+        if nvcc is None:
+            self.skipTest("nvcc not found (PATH, /usr/local/cuda/bin)")
+        manifest = Manifest(source_dir=REPO, binary_dir=REPO / "build", reference_dir=None, nvcc=nvcc,
+                            module_flags=["-std=c++17"], include_dirs=[str(REPO / "common" / "include")], labs=[])
+        identities = []
+        for node, version in ((0, "bubblewrap 0.8.0"), (1, "bubblewrap 0.8.0"), (0, "bubblewrap 0.9.0")):
+            gpu = GpuView(((Path(f"/dev/nvidia{node}"),) * 2,), (), True, f"GPU: its own device node only (/dev/nvidia{node})")
+            tools = Toolchain(manifest, sandbox=Sandbox(True, version=version, gpu=gpu))
+            tools._libraries = ()   # no probe: this is about the sandbox's part of the identity
+            identities.append(tools.compile_identity())
+        self.assertEqual(identities[0], identities[1], "the GPU node is not a compile's")
+        self.assertNotEqual(identities[0], identities[2], "bubblewrap's version is")
 
 
 if __name__ == "__main__":
