@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 namespace reduction {
 
@@ -30,39 +31,28 @@ std::uint64_t default_seed() {
 }
 
 namespace {
-std::uint64_t bits(std::uint64_t seed, std::size_t index) {
-  return mix64(seed * 0xD1B54A32D192ED03ull + index);
+bool known(Pattern pattern) {
+  for (Pattern p : kAllPatterns)
+    if (p == pattern) return true;
+  return false;
 }
-// Uniform in [0, 1) with 24 random bits: exactly representable in float.
-double unit(std::uint64_t b) { return static_cast<double>(b >> 40) * 0x1p-24; }
 }  // namespace
 
 template <>
 float input_value<float>(Pattern pattern, std::uint64_t seed, std::size_t index) {
-  const std::uint64_t b = bits(seed, index);
-  switch (pattern) {
-    case Pattern::uniform_positive: return static_cast<float>(unit(b));
-    case Pattern::mixed_sign: return static_cast<float>(2.0 * unit(b) - 1.0);
-    case Pattern::all_ones: return 1.0f;
-    case Pattern::small_integers: return static_cast<float>(static_cast<int>(b % 17) - 8);
-  }
-  throw std::invalid_argument("unknown pattern");
+  if (!known(pattern)) throw std::invalid_argument("unknown pattern");
+  return float_input(pattern, input_bits(seed, index));
 }
 
 template <>
 int input_value<int>(Pattern pattern, std::uint64_t seed, std::size_t index) {
-  const std::uint64_t b = bits(seed, index);
-  switch (pattern) {
-    case Pattern::uniform_positive: return static_cast<int>(b % 100);
-    case Pattern::mixed_sign: return static_cast<int>(b % 201) - 100;
-    case Pattern::all_ones: return 1;
-    case Pattern::small_integers: return static_cast<int>(b % 17) - 8;
-  }
-  throw std::invalid_argument("unknown pattern");
+  if (!known(pattern)) throw std::invalid_argument("unknown pattern");
+  return int_input(pattern, input_bits(seed, index));
 }
 
 template <typename T>
 std::vector<T> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) {
+  if (!known(pattern)) throw std::invalid_argument("unknown pattern");
   std::vector<T> values(n);
   const std::size_t workers =
       std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, n / (1 << 16) + 1);
@@ -71,7 +61,11 @@ std::vector<T> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) {
   for (std::size_t w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
       const std::size_t end = std::min(n, (w + 1) * chunk);
-      for (std::size_t i = w * chunk; i < end; ++i) values[i] = input_value<T>(pattern, seed, i);
+      for (std::size_t i = w * chunk; i < end; ++i) {
+        const std::uint64_t b = input_bits(seed, i);
+        if constexpr (std::is_same_v<T, float>) values[i] = float_input(pattern, b);
+        else values[i] = int_input(pattern, b);
+      }
     });
   }
   for (auto& t : threads) t.join();

@@ -1,6 +1,7 @@
 // LabRunner: one contract-conforming call of a lab on host data (see lab_runner.hpp).
 #include "lab_runner.hpp"
 
+#include "device_input.hpp"
 #include "diagnosis.hpp"
 #include "../runner/plan.hpp"
 
@@ -59,25 +60,7 @@ class DeviceCase {
                    bool check_input, const std::string& what, const RunnerOptions& options) {
     In* d_in = input_.get() + offset_;
     REDUCTION_CHECK(cudaMemcpy(d_in, host_input.data(), host_input.size() * sizeof(In), cudaMemcpyHostToDevice));
-    if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(Out), cudaMemcpyHostToDevice));
-    temp_.arm(/*poison=*/false);  // fresh guards; a second call keeps the first one's scratch
-    // The copies, the guards and the scratch poisoning ran on the legacy default stream, which
-    // does not order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may
-    // return before its DMA lands): wait for all of it before the lab runs.
-    REDUCTION_CHECK(cudaDeviceSynchronize());
-    LabRun<Out> run;
-    run_with_deadline(
-        [&] {
-          const LabCallResult result = entry(d_in, host_input.size(), output_.get(), temp_.get(), temp_.bytes(),
-                                             stream_.get());
-          run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
-          run.message = result.message;
-          if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
-          stream_.synchronize();
-        },
-        options.call_seconds, what);
-    REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(Out), cudaMemcpyDeviceToHost));
-    run.scratch = temp_.inspect();  // synchronized above, outside the deadline's work
+    LabRun<Out> run = execute(entry, host_input.size(), output_before, what, options);
     if (check_input) {
       std::vector<In> after(host_input.size());
       REDUCTION_CHECK(cudaMemcpy(after.data(), d_in, after.size() * sizeof(In), cudaMemcpyDeviceToHost));
@@ -87,7 +70,46 @@ class DeviceCase {
     return run;
   }
 
+  // The same on n values of `pattern` from `seed` written on the device, and d_in's digest taken
+  // there after the call (device_input.hpp): the input never passes through the host.
+  template <typename Entry>
+  LabRun<Out> call_generated(const Entry& entry, Pattern pattern, std::size_t n, std::uint64_t seed,
+                             const std::string& what, const RunnerOptions& options) {
+    static_assert(sizeof(In) == 4, "the device digest reads 4-byte elements");
+    In* d_in = input_.get() + offset_;
+    write_input_on_device(d_in, pattern, n, seed);
+    LabRun<Out> run = execute(entry, n, std::nullopt, what, options);
+    run.input_digest = digest_on_device(d_in, n * sizeof(In));
+    return run;
+  }
+
  private:
+  // The call on d_in (already written), the output holding `output_before` (the sentinel when none).
+  template <typename Entry>
+  LabRun<Out> execute(const Entry& entry, std::size_t n, std::optional<Out> output_before, const std::string& what,
+                      const RunnerOptions& options) {
+    In* d_in = input_.get() + offset_;
+    if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(Out), cudaMemcpyHostToDevice));
+    temp_.arm(/*poison=*/false);  // fresh guards; a second call keeps the first one's scratch
+    // The copies, the guards and the scratch poisoning ran on the legacy default stream, which
+    // does not order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may
+    // return before its DMA lands): wait for all of it before the lab runs.
+    REDUCTION_CHECK(cudaDeviceSynchronize());
+    LabRun<Out> run;
+    run_with_deadline(
+        [&] {
+          const LabCallResult result = entry(d_in, n, output_.get(), temp_.get(), temp_.bytes(), stream_.get());
+          run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
+          run.message = result.message;
+          if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
+          stream_.synchronize();
+        },
+        options.call_seconds, what);
+    REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(Out), cudaMemcpyDeviceToHost));
+    run.scratch = temp_.inspect();  // synchronized above, outside the deadline's work
+    return run;
+  }
+
   DeviceBuffer<Out> output_;
   GuardedScratch temp_;
   DeviceBuffer<In> input_;
@@ -269,6 +291,18 @@ LabRun<T> LabRunner::run(const std::vector<T>& input, const std::string& what, b
 }
 
 template <typename T>
+LabRun<T> LabRunner::run_generated(Pattern pattern, std::size_t n, std::uint64_t seed, const std::string& what,
+                                   std::size_t offset) const {
+  if (!options_.on_device) throw std::logic_error("run_generated: the input is written on the device");
+  auto run = guard_cuda(what, options_, [&] {
+    DeviceCase<T> device(n, offset);
+    return device.call_generated(sum_entry<T>(lab_), pattern, n, seed, what, options_);
+  });
+  report_scratch(options_, what, std::vector<LabRun<T>>{run});
+  return run;
+}
+
+template <typename T>
 std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first, const std::vector<T>& second,
                                                      const std::string& what) const {
   if (!options_.on_device) {
@@ -337,6 +371,8 @@ LabRun<ReductionMoments> LabRunner::run_moments(const std::vector<float>& input,
 
 template LabRun<int> LabRunner::run<int>(const std::vector<int>&, const std::string&, bool, std::optional<int>, std::size_t) const;
 template LabRun<float> LabRunner::run<float>(const std::vector<float>&, const std::string&, bool, std::optional<float>, std::size_t) const;
+template LabRun<int> LabRunner::run_generated<int>(Pattern, std::size_t, std::uint64_t, const std::string&, std::size_t) const;
+template LabRun<float> LabRunner::run_generated<float>(Pattern, std::size_t, std::uint64_t, const std::string&, std::size_t) const;
 template std::pair<LabRun<int>, LabRun<int>> LabRunner::run_twice<int>(const std::vector<int>&, const std::vector<int>&, const std::string&) const;
 template std::pair<LabRun<float>, LabRun<float>> LabRunner::run_twice<float>(const std::vector<float>&, const std::vector<float>&, const std::string&) const;
 template std::vector<LabRun<int>> LabRunner::run_chain<int>(const std::vector<std::vector<int>>&, const std::string&) const;

@@ -8,6 +8,7 @@
 #include "scratch_guard.hpp"
 
 #include <reduction/cuda_raii.hpp>
+#include <reduction/input.hpp>
 #include <reduction/lab_module.hpp>
 
 #include <cstddef>
@@ -61,6 +62,13 @@ class LabRunner {
   LabRun<T> run(const std::vector<T>& input, const std::string& what, bool check_input = false,
                 std::optional<T> output_before = std::nullopt, std::size_t offset = 0) const;
 
+  // One call on n values of `pattern` from `seed` (make_input's), written on the device, d_in
+  // `offset` elements past an aligned allocation; input_digest is always taken (on the device),
+  // input_unchanged is not. Device labs only: the grader's runner, where no host copy is needed.
+  template <typename T>
+  LabRun<T> run_generated(Pattern pattern, std::size_t n, std::uint64_t seed, const std::string& what,
+                          std::size_t offset = 0) const;
+
   // Two calls back to back on the same output and scratch: `first` then `second`.
   template <typename T>
   std::pair<LabRun<T>, LabRun<T>> run_twice(const std::vector<T>& first, const std::vector<T>& second,
@@ -87,6 +95,7 @@ class LabRunner {
                                        std::size_t offset = 0) const;
 
   const LabModule& lab() const { return lab_; }
+  bool on_device() const { return options_.on_device; }
 
  private:
   const LabModule& lab_;

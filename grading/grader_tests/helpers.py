@@ -159,6 +159,17 @@ class FakeToolchain:
         # An honest student prints, here a banner without a newline: shown as program output, never judged.
         return ProcessResult(0, f"{lab.folder} says hello"), TestCheck(lab.folder, "7", n, n, n, end=True)
 
+    sanitize_together = False   # the stage's tests of one tool run over several labs set it
+
+    def run_sanitizer_labs(self, student, labs, tool, timeout, call_timeout):
+        """One run over the labs: a hazard in any of them is the run's (its log cannot say whose)."""
+        folders = tuple(lab.folder for lab, _, _ in labs)
+        self.calls.append(("sanitizer_labs", student, folders, tool))
+        race = tool == "racecheck"
+        if any(tool in self._outcome(student, folder).get("hazards", []) for folder in folders):
+            return fixture("racecheck_hazard" if race else "memcheck_error")
+        return fixture("racecheck_clean" if race else "memcheck_clean")
+
     def run_sanitizer(self, student, lab, tool, module, plan, timeout, call_timeout):
         self.calls.append(("sanitizer", student, lab.folder, tool))
         race = tool == "racecheck"   # racecheck's summary has a shape of its own

@@ -3,7 +3,8 @@
 // case, on the report channel the grader hands it (wire.hpp); stdout and stderr are the lab's
 // own. It decides nothing: the checker regenerates every input and judges. Runs in the grader's
 // sandbox; everything it reports may have been forged by the module it loaded. Under
-// compute-sanitizer it first closes its copies of the tool's log (descriptors.hpp).
+// compute-sanitizer it first closes its copies of the tool's log (descriptors.hpp); there it may
+// run several labs' plans one after another (one tool process for a student's labs), reporting nothing.
 #include "descriptors.hpp"
 #include "plan.hpp"
 #include "wire.hpp"
@@ -18,11 +19,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <list>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace reduction::grading {
 namespace {
@@ -32,8 +35,14 @@ constexpr int kRefusedExitCode = REDUCTION_RUNNER_EXIT_REFUSED;
 static_assert(testing::kRuntimeErrorExitCode == REDUCTION_RUNNER_EXIT_RUNTIME_ERROR, "grading/contract.json");
 static_assert(kTimeoutExitCode == REDUCTION_RUNNER_EXIT_WATCHDOG, "grading/contract.json");
 
+// One lab of the run: its module, the lab it must say it is, its plan.
+struct LabRun {
+  std::string lab, expect, plan;
+};
+
 struct Args {
-  std::string lab, expect, where, plan;
+  std::vector<LabRun> labs;  // one; or several, one after another, for a sanitizer's run (no report)
+  std::string where;
   double call_timeout_s = 20;
   int report_fd = -1;  // none: the report is dropped (a run under compute-sanitizer, or by hand)
   int token_fd = -1;
@@ -50,10 +59,14 @@ std::optional<Args> parse_args(int argc, char** argv) {
       if (arg.rfind(prefix, 0) == 0) return arg.substr(prefix.size());
       return std::nullopt;
     };
-    if (auto v = value("--lab")) args.lab = *v;
-    else if (auto v = value("--expect")) args.expect = *v;
-    else if (auto v = value("--where")) args.where = *v;
-    else if (auto v = value("--plan")) args.plan = *v;
+    if (auto v = value("--lab")) args.labs.push_back({*v, "", ""});  // --expect and --plan follow their --lab
+    else if (auto v = value("--expect")) {
+      if (args.labs.empty()) return std::nullopt;
+      args.labs.back().expect = *v;
+    } else if (auto v = value("--plan")) {
+      if (args.labs.empty()) return std::nullopt;
+      args.labs.back().plan = *v;
+    } else if (auto v = value("--where")) args.where = *v;
     else if (auto v = value("--call-timeout")) args.call_timeout_s = std::strtod(v->c_str(), nullptr);
     else if (auto v = value(REDUCTION_REPORT_FD_FLAG)) args.report_fd = parse_fd(*v);
     else if (auto v = value(REDUCTION_TOKEN_FD_FLAG)) args.token_fd = parse_fd(*v);
@@ -62,8 +75,12 @@ std::optional<Args> parse_args(int argc, char** argv) {
       args.bad_log = !args.sanitizer_log;
     } else return std::nullopt;
   }
-  if (args.lab.empty() || args.expect.empty() || args.plan.empty() || (args.where != "device" && args.where != "host") ||
-      !(args.call_timeout_s > 0) || args.report_fd < -1 || args.token_fd < -1 || args.bad_log)
+  for (const auto& lab : args.labs)
+    if (lab.lab.empty() || lab.expect.empty() || lab.plan.empty()) return std::nullopt;
+  // A report speaks of one lab's cases (the checker reads it so); several labs run for a tool's log.
+  if (args.labs.empty() || (args.labs.size() > 1 && args.report_fd >= 0) ||
+      (args.where != "device" && args.where != "host") || !(args.call_timeout_s > 0) || args.report_fd < -1 ||
+      args.token_fd < -1 || args.bad_log)
     return std::nullopt;
   return args;
 }
@@ -136,16 +153,21 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
   const auto note = [&scratch](const auto& run) {
     if (scratch.intact()) scratch = run.scratch;
   };
-  const auto input = make_input<T>(c.input.pattern, c.input.n, c.input.seed);
-  if (c.kind == CaseKind::sum) {
+  if (c.kind == CaseKind::sum) {  // on the device, the input is written there (no host copy: device_input.hpp)
+    const bool on_device = runner.on_device();
+    const auto input = on_device ? std::vector<T>() : make_input<T>(c.input.pattern, c.input.n, c.input.seed);
     for (int call = 0; call < c.calls && status == "ok"; ++call) {
-      const auto run = runner.run<T>(input, c.id, /*check_input=*/true, std::nullopt, c.offset);
+      const auto run = on_device ? runner.run_generated<T>(c.input.pattern, c.input.n, c.input.seed, c.id, c.offset)
+                                 : runner.run<T>(input, c.id, /*check_input=*/true, std::nullopt, c.offset);
       if (run.not_implemented) status = "not_implemented", message = run.message;
       values.push_back(bits_of(run.value));
       digest = hex64(run.input_digest);
       note(run);
     }
-  } else if (c.kind == CaseKind::twice) {
+    return report.emit("observed", observation(c.id, status, digest, message, scratch), &values);
+  }
+  const auto input = make_input<T>(c.input.pattern, c.input.n, c.input.seed);
+  if (c.kind == CaseKind::twice) {
     const auto second = make_input<T>(c.second->pattern, c.second->n, c.second->seed);
     const auto [a, b] = runner.run_twice<T>(input, second, c.id);
     if (a.not_implemented || b.not_implemented) status = "not_implemented", message = a.message;
@@ -165,40 +187,45 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
   report.emit("observed", observation(c.id, status, digest, message, scratch), &values);
 }
 
-// Runs the plan and ends the process (Reporter::finish): nothing of the lab's runs after "end".
+// Runs the plans, one lab after another, and ends the process (Reporter::finish): nothing of the
+// labs' runs after "end". A lab that cannot load, or is another lab, ends the run there.
 [[noreturn]] void run(const Args& args, const Reporter& report) {
-  std::ifstream file(args.plan);
-  std::stringstream text;
-  text << file.rdbuf();
-  const TestPlan plan = read_test_plan(text.str());
-  std::optional<LabModule> loaded;
-  try {
-    loaded.emplace(LabModule::load(args.lab));
-  } catch (const LabLoadError& e) {
-    report.emit("load_error", {{"message", e.what()}});
-    report.finish(kUsageExitCode);
-  }
-  const LabModule& lab = *loaded;
-  if (lab.folder() != args.expect) {
-    report.emit("refused", {{"message", "the module says it is lab " + lab.folder() + ", not " + args.expect}});
-    report.finish(kRefusedExitCode);
-  }
   const bool on_device = args.where == "device";
-  if (on_device) report.emit("device", {{"name", query_device_info().name}});
-  testing::RunnerOptions options;
-  options.call_seconds = args.call_timeout_s;
-  options.on_device = on_device;
-  std::string current;
-  options.on_fatal = [&current, &report](const std::string&, const std::string& message) {
-    report.emit("observed", {{"case", current}, {"status", "error"}, {"message", message}});
-    report.finish(testing::kRuntimeErrorExitCode);  // after a CUDA error the context cannot be trusted
-  };
-  const testing::LabRunner runner(lab, options);
-  for (const auto& c : plan.cases) {
-    current = c.id;
-    report.emit("start", {{"case", c.id}});
-    if (c.input.type == Type::int32) observe<int>(report, runner, c);
-    else observe<float>(report, runner, c);
+  bool device_said = false;
+  std::list<LabModule> loaded;  // never unloaded: no destructor of a lab's runs after its cases
+  for (const auto& one : args.labs) {
+    std::ifstream file(one.plan);
+    std::stringstream text;
+    text << file.rdbuf();
+    const TestPlan plan = read_test_plan(text.str());
+    try {
+      loaded.push_back(LabModule::load(one.lab));
+    } catch (const LabLoadError& e) {
+      report.emit("load_error", {{"message", e.what()}});
+      report.finish(kUsageExitCode);
+    }
+    const LabModule& lab = loaded.back();
+    if (lab.folder() != one.expect) {
+      report.emit("refused", {{"message", "the module says it is lab " + lab.folder() + ", not " + one.expect}});
+      report.finish(kRefusedExitCode);
+    }
+    if (on_device && !device_said) report.emit("device", {{"name", query_device_info().name}});
+    device_said = true;
+    testing::RunnerOptions options;
+    options.call_seconds = args.call_timeout_s;
+    options.on_device = on_device;
+    std::string current;
+    options.on_fatal = [&current, &report](const std::string&, const std::string& message) {
+      report.emit("observed", {{"case", current}, {"status", "error"}, {"message", message}});
+      report.finish(testing::kRuntimeErrorExitCode);  // after a CUDA error the context cannot be trusted
+    };
+    const testing::LabRunner runner(lab, options);
+    for (const auto& c : plan.cases) {
+      current = c.id;
+      report.emit("start", {{"case", c.id}});
+      if (c.input.type == Type::int32) observe<int>(report, runner, c);
+      else observe<float>(report, runner, c);
+    }
   }
   report.finish(0);
 }
@@ -209,7 +236,8 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
 int main(int argc, char** argv) {
   const auto args = reduction::grading::parse_args(argc, argv);
   if (!args) {
-    std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --where=device|host --plan=FILE "
+    std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --plan=FILE [--lab=... --expect=... --plan=... "
+                         "(several: no report)] --where=device|host "
                          "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] "
                          "[" REDUCTION_CLOSE_SANITIZER_LOG_FLAG "=DEV:INO]\n",
                  argv[0]);

@@ -126,7 +126,7 @@ struct Canary {
 };
 std::vector<Canary> timing_canaries_of_nonce(const TimingPlan& plan, Type type, std::size_t n, std::uint64_t nonce);
 
-// FNV-1a over bytes: the digest the runner reports for the input after a case.
+// The digest the runner reports for the input after a case (digest.hpp).
 std::uint64_t digest_bytes(const void* data, std::size_t bytes);
 
 }  // namespace reduction::grading

@@ -2,6 +2,8 @@
 // of a buffer (see plan.hpp). What the timekeeper writes and the checker expects, from the plan alone.
 #include "plan.hpp"
 
+#include "digest.hpp"
+
 #include <reduction/input.hpp>
 
 #include <cstdint>
@@ -34,16 +36,19 @@ std::vector<Canary> timing_canaries_of_nonce(const TimingPlan& plan, Type type, 
 }
 
 std::uint64_t digest_bytes(const void* data, std::size_t bytes) {
-  // FNV-1a over 8-byte words (then the tail bytes): 8x fewer steps than bytewise on 8 GiB inputs.
   const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t hash = 0xCBF29CE484222325ull;
-  std::size_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
+  std::uint64_t hash = digest_start(bytes);
+  const std::size_t words = bytes / 8;
+  for (std::size_t i = 0; i < words; ++i) {
     std::uint64_t word;
-    std::memcpy(&word, p + i, 8);
-    hash = (hash ^ word) * 0x100000001B3ull;
+    std::memcpy(&word, p + 8 * i, 8);
+    hash += digest_term(word, i);
   }
-  for (; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001B3ull;
+  if (bytes % 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p + 8 * words, bytes % 8);
+    hash += digest_term(word, words);
+  }
   return hash;
 }
 

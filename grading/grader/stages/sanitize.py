@@ -1,8 +1,11 @@
 """Sanitize: compute-sanitizer's tools on the small cases of the GPU labs that passed, each
-report read from its own log (a channel the student cannot write)."""
+report read from its own log (a channel the student cannot write). Each tool first runs once over
+all of the student's passed GPU labs (its start costs more than their cases); where that run is not
+clean, each lab runs alone under the tool, so that every finding is one lab's."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ..judge.flags import add_flag
@@ -38,9 +41,12 @@ class Sanitize(Stage):
         for entry in passed:   # the report says how many cases each tool ran
             entry.sanitizer.cases = list(config.cases)
         jobs = [(entry, tool) for entry in passed for tool in config.tools if self.g.runs.intact(entry)]
+        found = self._together(record, [entry for entry in passed if self.g.runs.intact(entry)])
 
         def run(job):
             entry, tool = job
+            if (entry.folder, tool) in found:
+                return entry, tool, found[entry.folder, tool]
             lab = self.lab(entry.folder)
 
             def sanitize():
@@ -73,3 +79,27 @@ class Sanitize(Stage):
                     quoted = hazard and bool(finding.report)
                     self.g.emit(ev.SanitizerFinding(*who, lab=entry.folder, tool=tool, count=finding.count, hazard=quoted,
                                 what=finding.report[0] if quoted else finding.note))
+
+    def _together(self, record: StudentRecord, entries: list) -> dict:
+        """Each tool once over all of `entries` (a student's passed GPU labs, one after another in one
+        process: a tool's start costs more than a lab's small cases). A clean run is every lab's clean
+        result for that tool; any other ends nothing: each lab is then run alone under that tool, so
+        a finding is always one lab's, from a run of that lab only. Returns (lab, tool) -> result."""
+        config = self.g.policy.sanitizer
+        if len(entries) < 2 or not self.g.tools.sanitize_together:
+            return {}
+        labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.sanitizer_plans[entry.folder])
+                for entry in entries]
+
+        def run(tool: str):
+            with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
+                return tool, self.g.tools.run_sanitizer_labs(record.student, labs, tool, config.timeout_s * len(labs),
+                                                             config.call_timeout_s)
+
+        found = {}
+        with pool(self.g.policy.tests.concurrency) as runs:
+            for tool, result in runs.map(run, config.tools):
+                if sanitizer_finding(tool, result).status == CLEAN:   # the output is every lab's: no lab's to show
+                    found.update({(entry.folder, tool): dataclasses.replace(result, stdout="", stderr="")
+                                  for entry in entries})
+        return found

@@ -348,6 +348,8 @@ class Toolchain(TimingRuns):
         except ValueError:
             return run, None
 
+    sanitize_together = True   # run_sanitizer_labs: one tool process over several labs (sanitize.py)
+
     def run_sanitizer(self, student: str, lab: Lab, tool: str, module: Path, plan: Path, timeout: float,
                       call_timeout: float) -> ProcessResult:
         """The runner under compute-sanitizer in the sandbox; the tool's report comes back in the result's
@@ -360,5 +362,26 @@ class Toolchain(TimingRuns):
                     *self._observe_argv(lab, module, plan, call_timeout), *log.runner_argv()]
             run = self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout, channel=log,
                                   group=student)
+        run.log, run.report = log_text(run.report), ""
+        return run
+
+    def run_sanitizer_labs(self, student: str, labs: list[tuple[Lab, Path, Path]], tool: str, timeout: float,
+                           call_timeout: float) -> ProcessResult:
+        """run_sanitizer over several GPU labs ((lab, module, small plan) each) in one runner, one lab
+        after another: one start of the tool for all of them. Its log speaks of them all at once, so
+        only a clean one is read as each lab's result (sanitize.py)."""
+        where = {"host" if lab.host else "device" for lab, _, _ in labs}
+        if len(where) != 1:
+            raise ValueError("one sanitizer run is for host labs or for GPU labs, not both")
+        sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
+        groups = [arg for lab, module, plan in labs
+                  for arg in (f"--lab={module.resolve()}", f"--expect={lab.folder}", f"--plan={plan.resolve()}")]
+        read_only = tuple(path.resolve() for _, module, plan in labs for path in (module, plan))
+        with LogChannel() as log:
+            argv = [str(sanitizer), "--tool", tool, "--error-exitcode", str(ERROR_EXITCODE), *log.tool_argv(),
+                    str(self.manifest.observer), *groups, f"--where={where.pop()}", f"--call-timeout={call_timeout:g}",
+                    *log.runner_argv()]
+            view = self._run_view((self.manifest.observer, *read_only, sanitizer.parent.parent), not labs[0][0].host)
+            run = self._sandboxed(argv, view, timeout, channel=log, group=student)
         run.log, run.report = log_text(run.report), ""
         return run

@@ -163,6 +163,15 @@ class TheRealRunnerUnderAStandInTool(ChannelCase):
         self.assertEqual((finding.status, finding.count), (HAZARDS, 2), result.log + result.stderr)
         self.assertEqual(result.log.count("SUMMARY"), 1, result.log)
 
+    def test_one_run_over_several_labs_closes_the_log_before_the_first_module_loads(self):
+        self.behave(hazards=2)
+        result = self.tools.run_sanitizer_labs("amy", [(LAB01, self.module, self.plan)] * 2, "racecheck", 120, 60)
+        finding = sanitizer_finding("racecheck", result)
+        # one write at load (one module, loaded once) and one a call: a lab alone writes two
+        self.assertEqual(result.stdout.count("ERROR SUMMARY: 0 errors"), 3, "both labs ran and wrote")
+        self.assertEqual((finding.status, finding.count), (HAZARDS, 2), result.log + result.stderr)
+        self.assertEqual(result.log.count("SUMMARY"), 1, result.log)
+
     def test_without_the_runners_closing_the_module_reaches_the_log(self):
         self.behave(hazards=2)
         with mock.patch.object(LogChannel, "runner_argv", lambda channel: []):
@@ -209,6 +218,15 @@ class TheRealToolOnAGpu(ChannelCase):
             self.assertEqual(finding.status, CLEAN, f"{tool}: {finding.note}\n{result.log}\n{result.stderr[-2000:]}")
             self.assertTrue(result.log.startswith(BANNER + "\n"), result.log)
             self.assertNotIn("SUMMARY", result.stdout + result.stderr, "the tool's lines belong on its log")
+
+    def test_one_run_over_several_labs_is_clean_when_each_is_and_not_when_one_is_not(self):
+        lab = Lab("07_last_warp", "last_warp.cu", "lab07_last_warp")
+        reference, racy = (self.paths[name] for name in ("REDUCTION_LAB07_REFERENCE", "REDUCTION_LAB07_RACY"))
+        clean = self.tools.run_sanitizer_labs("", [(lab, reference, self.plan)] * 2, "racecheck", 300, 120)
+        self.assertEqual(sanitizer_finding("racecheck", clean).status, CLEAN, clean.log + clean.stderr[-2000:])
+        mixed = self.tools.run_sanitizer_labs("", [(lab, reference, self.plan), (lab, racy, self.plan)], "racecheck",
+                                              300, 120)
+        self.assertEqual(sanitizer_finding("racecheck", mixed).status, HAZARDS, mixed.log + mixed.stderr[-2000:])
 
     def test_racecheck_reports_the_racy_last_warp_on_the_channel(self):
         result, finding = self.sanitize("racecheck", "REDUCTION_LAB07_RACY")

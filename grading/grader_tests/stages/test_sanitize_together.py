@@ -1,0 +1,72 @@
+"""One sanitizer run per tool over a student's passed GPU labs (sanitize.py): a clean run is each
+lab's clean result; any other is thrown away and every lab runs alone under that tool, so a finding
+is always one lab's, and the record is the one a grading of one run per lab writes (but the
+program output beside a clean result: that run's is every lab's, so none is shown)."""
+
+import json
+import shutil
+
+from grader_tests.helpers import FakeToolchain
+from grader_tests.stages.test_classmates import ClassCase
+
+LABS = ("01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved")
+GPU_LABS = LABS[1:]
+TOOLS = ("memcheck", "racecheck", "synccheck")
+
+
+class Together(FakeToolchain):
+    sanitize_together = True
+
+
+class SanitizeTogether(ClassCase):
+    def sanitizer_calls(self, tools, student):
+        return [call for call in tools.calls if call[0].startswith("sanitizer") and call[1] == student]
+
+    def test_a_clean_student_has_one_run_per_tool_and_every_lab_clean(self):
+        tools = Together({})
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        self.assertEqual(sorted(self.sanitizer_calls(tools, "amy")),
+                         sorted(("sanitizer_labs", "amy", GPU_LABS, tool) for tool in TOOLS))
+        for folder in GPU_LABS:
+            findings = labs["amy"][folder]["sanitizer"]["findings"]
+            self.assertEqual([(f["tool"], f["status"]) for f in findings], [(tool, "clean") for tool in TOOLS], folder)
+            self.assertEqual(labs["amy"][folder]["score"]["correctness"], 10.0)
+
+    def test_a_finding_sends_that_tool_back_to_one_run_per_lab_and_stays_with_its_lab(self):
+        tools = Together({"amy": {"03_shared_atomic": {"verdict": "PASSED", "why": "", "hazards": ["racecheck"]}}})
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        calls = self.sanitizer_calls(tools, "amy")
+        self.assertEqual(sorted(call for call in calls if call[0] == "sanitizer"),
+                         sorted(("sanitizer", "amy", folder, "racecheck") for folder in GPU_LABS))
+        self.assertEqual(len([call for call in calls if call[0] == "sanitizer_labs"]), 3)
+        self.assertEqual(labs["amy"]["03_shared_atomic"]["sanitizer"]["hazards"], {"racecheck": 2})
+        for folder in ("02_atomic", "04_interleaved"):
+            self.assertEqual(labs["amy"][folder]["sanitizer"]["hazards"], {}, folder)
+            self.assertEqual(labs["amy"][folder]["score"]["correctness"], 10.0, folder)
+
+    def test_one_passed_gpu_lab_runs_alone_under_each_tool(self):
+        tools = Together({"amy": {"03_shared_atomic": {"verdict": "WRONG_ANSWER", "why": ""},
+                                  "04_interleaved": {"verdict": "WRONG_ANSWER", "why": ""}}})
+        self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        self.assertEqual(sorted(self.sanitizer_calls(tools, "amy")),
+                         sorted(("sanitizer", "amy", "02_atomic", tool) for tool in TOOLS))
+
+    def test_the_records_are_those_of_one_run_per_lab(self):
+        outcomes = {"amy": {"02_atomic": {"verdict": "PASSED", "why": "", "hazards": ["memcheck", "synccheck"]}},
+                    "ben": {}}
+        records, students = [], self.students("amy", "ben")
+        for tools in (Together(outcomes), FakeToolchain(outcomes)):
+            shutil.rmtree(self.out, ignore_errors=True)
+            labs = self.grade(tools, students, in_flight=2, labs=LABS)
+            for name, student in labs.items():   # the output of one run over every lab is no lab's: not shown
+                for lab in student.values():
+                    for finding in (lab.get("sanitizer") or {}).get("findings", []):
+                        shown = finding.pop("program_output")
+                        if tools.sanitize_together and name == "ben":   # every tool's one run was clean
+                            self.assertEqual(shown, "")
+            records.append({name: {folder: (lab["verdict"], lab["sanitizer"], lab["score"], lab["notes"])
+                                   for folder, lab in student.items()} for name, student in labs.items()})
+            flags = [json.loads((self.out / "students" / f"{name}.json").read_text(encoding="utf-8"))["flags"]
+                     for name in ("amy", "ben")]
+            records[-1]["flags"] = flags
+        self.assertEqual(records[0], records[1])
