@@ -139,8 +139,27 @@ class FakeToolchain:
     def expect(self, plan, cache):
         Path(cache).touch()
 
+    test_together = False   # the stage's tests of one run over several labs set it
+
+    def run_tests_labs(self, student, labs, cache, timeout, call_timeout):
+        """One run over the labs: each lab's part as its own run would have it, up to the first lab
+        whose run would have ended early (a timeout or a crash ends the process): no part after it."""
+        folders = tuple(lab.folder for lab, _, _ in labs)
+        self.calls.append(("tests_labs", student, folders))
+        checks, process, going = {}, ProcessResult(0, "every lab says hello"), True
+        for lab, module, plan in labs:
+            if not going:
+                checks[lab.folder] = TestCheck(lab.folder, "7", self.CASES, 0, 0)
+                continue
+            process, checks[lab.folder] = self._test_result(student, lab, module)
+            going = checks[lab.folder].end
+        return process, checks
+
     def run_tests(self, student, lab, module, plan, cache, timeout, call_timeout):
         self.calls.append(("tests", student, lab.folder))
+        return self._test_result(student, lab, module)
+
+    def _test_result(self, student, lab, module):
         assert self.gpu or lab.host, "the grader must not run a GPU lab without a GPU"
         verdict = self._outcome(student, lab.folder)["verdict"]
         n = self.CASES

@@ -67,4 +67,29 @@ ChannelLines read_channel(const std::string& observed, const std::string& token,
   return channel;
 }
 
+ChannelLines section_of(const ChannelLines& channel, const std::string& lab) {
+  ChannelLines part;
+  part.malformed = channel.malformed, part.forged = channel.forged, part.after_end = channel.after_end;
+  part.clock = channel.clock;
+  bool before_any = true, inside = false, seen = false;
+  for (std::size_t i = 0; i < channel.lines.size(); ++i) {
+    const WireLine& line = channel.lines[i];
+    if (line.event == "lab" || line.event == "end") {
+      if (inside) part.end = true;
+      inside = false;
+      if (line.event == "lab") {
+        before_any = false;
+        if (line.get("lab") == lab && seen) ++part.malformed;  // a second part for the same lab: not believed
+        inside = line.get("lab") == lab && !seen;
+        seen = seen || inside;
+      }
+      continue;
+    }
+    if (!inside && !before_any) continue;
+    part.lines.push_back(line);
+    part.arrival_us.push_back(channel.arrival_us[i]);
+  }
+  return part;
+}
+
 }  // namespace reduction::grading

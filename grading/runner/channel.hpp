@@ -26,4 +26,10 @@ struct ChannelLines {
 };
 ChannelLines read_channel(const std::string& observed, const std::string& token, bool timekeeper = false);
 
+// One lab's part of a run of several (the runner's "lab" line, then that lab's lines, up to the next
+// "lab" line or "end"), with the lines before the first "lab" line (the device's); `end` when the
+// part was closed, by the next lab or by the run's end. The counts of lines that do not count are the
+// whole channel's; a lab named twice counts as a malformed line and keeps its first part only.
+ChannelLines section_of(const ChannelLines& channel, const std::string& lab);
+
 }  // namespace reduction::grading

@@ -7,6 +7,7 @@
 //   reduction_lab_check plan   --lab=05_sequential --where=device --seed=S --reference=REF.so [--large] [--cases=...]
 //   reduction_lab_check expect --plan=PLAN --cache=FILE     (adds the plan's expected sums to FILE)
 //   reduction_lab_check tests  --plan=PLAN --observed=OUT --reference=REF.so [--cache=FILE] [--token=HEX]
+//                              [--section]  (a run of several labs: the plan's lab's part of it)
 //   reduction_lab_check timing --plan=PLAN --observed=OUT --reference-dir=DIR [--cache=FILE] [--token=HEX]
 //   reduction_lab_check timing-plan --seed=S --samples=K --warmup=W --call-timeout=S --items=ID,LAB,WHERE,TYPE,N[,MODULE];...
 //   reduction_lab_check device        (the CUDA devices it sees, the first one's name and PCI bus id: the grader's own knowledge)
@@ -110,8 +111,9 @@ int tests_command(const Args& args) {
   const TestPlan plan = read_test_plan(read_file(need(args, "plan")));
   const LabModule reference = LabModule::load(need(args, "reference"));
   if (reference.folder() != plan.lab) throw std::invalid_argument("the reference module is " + reference.folder());
+  const auto section = args.find("section");  // a run of several labs: this lab's part
   std::cout << check_tests(plan, reference, load_expectations(plan, args), read_file(need(args, "observed")),
-                           token_of(args));
+                           token_of(args), section == args.end() ? std::string() : plan.lab);
   return 0;
 }
 

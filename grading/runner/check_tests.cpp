@@ -338,10 +338,11 @@ Expectations read_expectations(const std::string& text) {
 }
 
 std::string check_tests(const TestPlan& plan, const LabModule& reference, const Expectations& known,
-                        const std::string& observed, const std::string& token) {
+                        const std::string& observed, const std::string& token, const std::string& section) {
   std::map<std::string, const TestCase*> by_id;
   for (const auto& c : plan.cases) by_id[c.id] = &c;
-  const ChannelLines channel = read_channel(observed, token);
+  const ChannelLines channel =
+      section.empty() ? read_channel(observed, token) : section_of(read_channel(observed, token), section);
   const Tally tally = tally_lines(plan, by_id, reference, known, channel);
   int duplicates = 0;
   for (const auto& [id, count] : tally.seen) duplicates += count - 1;

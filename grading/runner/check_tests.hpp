@@ -38,8 +38,9 @@ Expectations read_expectations(const std::string& text);
 // float error depth (the student's module never does). `observed` is the run's report channel as
 // the grader read it; only lines with the run's `token`, up to the first "end", count: the others
 // are counted (forged, after_end) and ignored.
+// `section`: the report is of a run of several labs, and this lab's part of it is judged (section_of).
 std::string check_tests(const TestPlan& plan, const LabModule& reference, const Expectations& expected,
-                        const std::string& observed, const std::string& token);
+                        const std::string& observed, const std::string& token, const std::string& section = "");
 
 // The lines of a report channel that count: well-formed, with the run's token, before "end".
 

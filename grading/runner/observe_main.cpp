@@ -3,8 +3,9 @@
 // case, on the report channel the grader hands it (wire.hpp); stdout and stderr are the lab's
 // own. It decides nothing: the checker regenerates every input and judges. Runs in the grader's
 // sandbox; everything it reports may have been forged by the module it loaded. Under
-// compute-sanitizer it first closes its copies of the tool's log (descriptors.hpp); there it may
-// run several labs' plans one after another (one tool process for a student's labs), reporting nothing.
+// compute-sanitizer it first closes its copies of the tool's log (descriptors.hpp). It may run
+// several labs' plans one after another (one process for a student's labs: one CUDA context, one
+// start of a sanitizer), each lab's lines after a "lab" line that names it.
 #include "descriptors.hpp"
 #include "plan.hpp"
 #include "wire.hpp"
@@ -14,6 +15,8 @@
 #include <reduction/device_info.hpp>
 #include <reduction/lab_module.hpp>
 #include <reduction/watchdog.hpp>
+
+#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +44,7 @@ struct LabRun {
 };
 
 struct Args {
-  std::vector<LabRun> labs;  // one; or several, one after another, for a sanitizer's run (no report)
+  std::vector<LabRun> labs;  // one; or several, one after another, each lab's lines after a "lab" line
   std::string where;
   double call_timeout_s = 20;
   int report_fd = -1;  // none: the report is dropped (a run under compute-sanitizer, or by hand)
@@ -77,8 +80,7 @@ std::optional<Args> parse_args(int argc, char** argv) {
   }
   for (const auto& lab : args.labs)
     if (lab.lab.empty() || lab.expect.empty() || lab.plan.empty()) return std::nullopt;
-  // A report speaks of one lab's cases (the checker reads it so); several labs run for a tool's log.
-  if (args.labs.empty() || (args.labs.size() > 1 && args.report_fd >= 0) ||
+  if (args.labs.empty() ||
       (args.where != "device" && args.where != "host") || !(args.call_timeout_s > 0) || args.report_fd < -1 ||
       args.token_fd < -1 || args.bad_log)
     return std::nullopt;
@@ -191,6 +193,10 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
 // labs' runs after "end". A lab that cannot load, or is another lab, ends the run there.
 [[noreturn]] void run(const Args& args, const Reporter& report) {
   const bool on_device = args.where == "device";
+  // Waits for the GPU sleep instead of spinning on a core: several students' runs share one GPU,
+  // taking turns, and a run that spins while it waits for its turn takes a core from the others
+  // (a case's few microseconds of latency more). Before any module loads: before any context exists.
+  if (on_device) cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
   bool device_said = false;
   std::list<LabModule> loaded;  // never unloaded: no destructor of a lab's runs after its cases
   for (const auto& one : args.labs) {
@@ -211,6 +217,7 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
     }
     if (on_device && !device_said) report.emit("device", {{"name", query_device_info().name}});
     device_said = true;
+    if (args.labs.size() > 1) report.emit("lab", {{"lab", one.expect}});  // the checker's section (channel.hpp)
     testing::RunnerOptions options;
     options.call_seconds = args.call_timeout_s;
     options.on_device = on_device;
@@ -237,7 +244,7 @@ int main(int argc, char** argv) {
   const auto args = reduction::grading::parse_args(argc, argv);
   if (!args) {
     std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --plan=FILE [--lab=... --expect=... --plan=... "
-                         "(several: no report)] --where=device|host "
+                         "(several: one after another)] --where=device|host "
                          "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] "
                          "[" REDUCTION_CLOSE_SANITIZER_LOG_FLAG "=DEV:INO]\n",
                  argv[0]);

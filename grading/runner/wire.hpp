@@ -25,6 +25,8 @@
 //        reads only these numbers (scratch_guard.hpp) and judges the case wrong, whatever values)
 //   {"v":2,"t":"9f..","event":"refused","message":"the module is lab 04_interleaved, not 05_sequential"}
 //   {"v":2,"t":"9f..","event":"device","name":"NVIDIA H200","sms":"132"}
+//   {"v":2,"t":"9f..","event":"lab","lab":"05_sequential"}
+//        (a run of several labs: the lines of this lab follow, up to the next "lab" or "end")
 //   {"v":2,"t":"9f..","event":"sample","item":"t03","call":"7","us":"27.91","value":"0x4b7f0000"}
 //   {"v":2,"t":"9f..","event":"item_error","item":"t03","message":"..."}
 //   {"v":2,"t":"9f..","event":"item_error","item":"t03","kind":"scratch_overrun","call":"7","scratch_bytes":"1572864",

@@ -253,6 +253,31 @@ TEST_F(CheckerTest, AModifiedInputIsWrongEvenWithTheRightSum) {
   EXPECT_NE(text.find("d_in modified"), std::string::npos) << text;
 }
 
+// A run of several labs (the runner's "lab" lines): each lab is judged on its own part only.
+TEST_F(CheckerTest, ALabsPartOfARunOfSeveralIsJudgedAloneAndEndsWhereTheNextBegins) {
+  const auto lab_line = [](const std::string& lab) { return std::string(WIRE_PREFIX "\"event\":\"lab\",\"lab\":\"") + lab + "\"}\n"; };
+  std::string body = honest();
+  body.erase(body.rfind(WIRE_PREFIX));  // its end: the run's comes after the last lab
+  const std::string end = WIRE_PREFIX "\"event\":\"end\"}\n";
+  const auto part = [&](const std::string& observed) { return check_tests(plan_, *reference_, known_, observed, kToken, "01_host_sum"); };
+  // first of two, then second of two: all correct and closed either way
+  for (const std::string& observed : {lab_line("01_host_sum") + body + lab_line("02_atomic") + honest(0, 5),
+                                      lab_line("02_atomic") + honest(1, 1).substr(0, 40) + "\n" + lab_line("01_host_sum") + body + end}) {
+    const std::string text = part(observed);
+    EXPECT_NE(text.find("\"correct\":3,\"wrong\":0"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"end\":true"), std::string::npos) << text;
+  }
+  // the run ended inside this lab's part: not closed; another lab's wrong sums are not this lab's
+  const std::string cut = part(lab_line("01_host_sum") + body);
+  EXPECT_NE(cut.find("\"end\":false"), std::string::npos) << cut;
+  const std::string other = part(lab_line("02_atomic") + honest(0, 5) + lab_line("03_shared_atomic") + end);
+  EXPECT_NE(other.find("\"observed\":0,\"correct\":0,\"wrong\":0"), std::string::npos) << other;
+  EXPECT_NE(other.find("\"end\":false"), std::string::npos) << other;
+  // a second part for the same lab is not believed, and is counted
+  const std::string twice = part(lab_line("01_host_sum") + body + lab_line("01_host_sum") + honest(0, 5) + end);
+  EXPECT_NE(twice.find("\"correct\":3,\"wrong\":0,\"not_implemented\":0,\"malformed\":1"), std::string::npos) << twice;
+}
+
 TEST_F(CheckerTest, OnlyTheFirstObservationOfACaseCounts) {
   std::string first = honest();
   first.erase(first.rfind(WIRE_PREFIX));  // without its end: the second round comes before it

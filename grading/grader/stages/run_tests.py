@@ -1,5 +1,6 @@
-"""Test: each compiled lab's test plan in the sandbox, a few labs at a time; the verdict is the
-trusted checker's, from the run's report channel and what the grader saw of the run."""
+"""Test: each compiled lab's test plan in the sandbox; the verdict is the trusted checker's, from the
+run's report channel and what the grader saw of the run. The student's GPU labs first run in one
+runner, one after another; a lab that did not pass there runs alone, a few labs at a time."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ class Test(Stage):
             else:
                 todo.append(entry)
         call_timeout = tests.call_timeout_s
+        together = self._run_together(record, [entry for entry in todo if not self.lab(entry.folder).host])
+        for entry in todo:
+            if entry.folder in together:
+                self._passed_together(who, entry, *together[entry.folder])
+        todo = [entry for entry in todo if entry.folder not in together]
 
         def run(entry: LabRecord):
             lab = self.lab(entry.folder)
@@ -62,3 +68,30 @@ class Test(Stage):
                                           program_output(process.stdout, process.stderr))
                 self.g.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict,
                             detail=entry.detail if entry.verdict != PASSED else ""))
+
+    def _passed_together(self, who: tuple, entry: LabRecord, process, check) -> None:
+        """`entry` PASSED in the one run of the student's GPU labs (_run_together): that run is its test
+        run. Its program output is every lab's, so none is shown as this lab's."""
+        entry.verdict, entry.detail = PASSED, test_verdict(check, process, self.g.policy.tests.call_timeout_s).detail
+        entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
+                              round(process.seconds, 2), dataclasses.asdict(check), "")
+        self.g.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict, detail=""))
+
+    def _run_together(self, record: StudentRecord, entries: list[LabRecord]) -> dict:
+        """Every GPU lab of `entries` in one runner, one after another (one process and one CUDA context
+        for them all: a test run's start costs about as much as its cases). Returns, where that run
+        ended cleanly (status 0, within its limits), the labs whose part of it saw every case right,
+        closed, on a clean channel: folder -> (process, check). Every other lab runs alone as before, so
+        a verdict other than PASSED, and its retry and notes, come from a run of that lab only."""
+        tests = self.g.policy.tests
+        if len(entries) < 2 or not self.g.tools.test_together or not self.g.gpu:
+            return {}
+        labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.plans[entry.folder]) for entry in entries]
+        with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
+            process, checks = self.g.tools.run_tests_labs(record.student, labs, self.g.expectations,
+                                                          tests.timeout_s * len(labs), tests.call_timeout_s)
+        if process.returncode != 0 or process.timed_out or process.stalled or process.output_limit:
+            return {}   # its record would speak of another lab's end: each lab runs alone, as before
+        return {folder: (process, check) for folder, check in checks.items()
+                if check is not None and check.all_correct and check.end
+                and not (check.forged or check.after_end or check.malformed or check.duplicates)}

@@ -350,6 +350,28 @@ class Toolchain(TimingRuns):
 
     sanitize_together = True   # run_sanitizer_labs: one tool process over several labs (sanitize.py)
 
+    test_together = True   # run_tests_labs: one runner over several labs (run_tests.py)
+
+    def run_tests_labs(self, student: str, labs: list[tuple[Lab, Path, Path]], cache: Path, timeout: float,
+                       call_timeout: float) -> tuple[ProcessResult, dict[str, TestCheck | None]]:
+        """run_tests over several GPU labs ((lab, module, plan) each) in one runner, one lab after another
+        (one process, one CUDA context), then the checker on each lab's part of its report."""
+        where, groups, read_only = self._several(labs)
+        with Channel() as channel:
+            argv = [str(self.manifest.observer), *groups, f"--where={where}", f"--call-timeout={call_timeout:g}",
+                    *channel.argv()]
+            run = self._sandboxed(argv, self._run_view((self.manifest.observer, *read_only), where == "device"),
+                                  timeout, stall_s=call_timeout + 10, channel=channel, group=student)
+        checks = {}
+        for lab, _, plan in labs:
+            checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}",
+                                  f"--cache={cache}", "--section")
+            try:
+                checks[lab.folder] = parse_test_check(checked.stdout)
+            except ValueError:
+                checks[lab.folder] = None
+        return run, checks
+
     def run_sanitizer(self, student: str, lab: Lab, tool: str, module: Path, plan: Path, timeout: float,
                       call_timeout: float) -> ProcessResult:
         """The runner under compute-sanitizer in the sandbox; the tool's report comes back in the result's
@@ -370,18 +392,24 @@ class Toolchain(TimingRuns):
         """run_sanitizer over several GPU labs ((lab, module, small plan) each) in one runner, one lab
         after another: one start of the tool for all of them. Its log speaks of them all at once, so
         only a clean one is read as each lab's result (sanitize.py)."""
-        where = {"host" if lab.host else "device" for lab, _, _ in labs}
-        if len(where) != 1:
-            raise ValueError("one sanitizer run is for host labs or for GPU labs, not both")
+        where, groups, read_only = self._several(labs)
         sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
-        groups = [arg for lab, module, plan in labs
-                  for arg in (f"--lab={module.resolve()}", f"--expect={lab.folder}", f"--plan={plan.resolve()}")]
-        read_only = tuple(path.resolve() for _, module, plan in labs for path in (module, plan))
         with LogChannel() as log:
             argv = [str(sanitizer), "--tool", tool, "--error-exitcode", str(ERROR_EXITCODE), *log.tool_argv(),
-                    str(self.manifest.observer), *groups, f"--where={where.pop()}", f"--call-timeout={call_timeout:g}",
+                    str(self.manifest.observer), *groups, f"--where={where}", f"--call-timeout={call_timeout:g}",
                     *log.runner_argv()]
-            view = self._run_view((self.manifest.observer, *read_only, sanitizer.parent.parent), not labs[0][0].host)
+            view = self._run_view((self.manifest.observer, *read_only, sanitizer.parent.parent), where == "device")
             run = self._sandboxed(argv, view, timeout, channel=log, group=student)
         run.log, run.report = log_text(run.report), ""
         return run
+
+    @staticmethod
+    def _several(labs: list[tuple[Lab, Path, Path]]) -> tuple[str, list[str], tuple[Path, ...]]:
+        """A runner over several labs: where they run (all on the device or all on the host), the
+        runner's arguments for them in order, and the files its view must show."""
+        where = {"host" if lab.host else "device" for lab, _, _ in labs}
+        if len(where) != 1:
+            raise ValueError("one run is for host labs or for GPU labs, not both")
+        groups = [arg for lab, module, plan in labs
+                  for arg in (f"--lab={module.resolve()}", f"--expect={lab.folder}", f"--plan={plan.resolve()}")]
+        return where.pop(), groups, tuple(path.resolve() for _, module, plan in labs for path in (module, plan))

@@ -1,0 +1,75 @@
+"""One test run over a student's GPU labs (run_tests.py): a lab whose part of it passed is PASSED
+from it; every other lab runs alone, as in a grading of one run per lab, so a verdict other than
+PASSED, and any retry, comes from a run of that lab only. The records are a grading's of one run
+per lab (but the program output beside a lab that passed in the shared run: it is every lab's)."""
+
+import json
+import shutil
+
+from grader_tests.helpers import FakeToolchain
+from grader_tests.stages.test_classmates import ClassCase
+
+LABS = ("01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved", "05_sequential")
+GPU_LABS = LABS[1:]
+
+
+class Together(FakeToolchain):
+    test_together = True
+
+
+def outcome(verdict):
+    return {"verdict": verdict, "why": ""}
+
+
+class TestsTogether(ClassCase):
+    def calls_of(self, tools, student):
+        return [call for call in tools.calls if call[0].startswith("tests") and call[1] == student]
+
+    def test_a_student_who_passes_everything_has_one_run_of_the_gpu_labs_and_the_host_lab_alone(self):
+        tools = Together({})
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        self.assertEqual(sorted(self.calls_of(tools, "amy")),
+                         [("tests", "amy", "01_host_sum"), ("tests_labs", "amy", GPU_LABS)])
+        for folder in LABS:
+            self.assertEqual(labs["amy"][folder]["verdict"], "PASSED", folder)
+        self.assertEqual(labs["amy"]["02_atomic"]["tests"]["program_output"], "", "the shared run's output is no lab's")
+        self.assertIn("says hello", labs["amy"]["01_host_sum"]["tests"]["program_output"])
+
+    def test_a_shared_run_that_did_not_end_cleanly_is_thrown_away_and_every_lab_runs_alone(self):
+        tools = Together({"amy": {"03_shared_atomic": outcome("WRONG_ANSWER"), "04_interleaved": outcome("TIMEOUT")}})
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        alone = sorted(call[2] for call in self.calls_of(tools, "amy") if call[0] == "tests")
+        self.assertEqual(alone, list(LABS), "04's timeout ended the shared run: none of its parts stands")
+        self.assertEqual({folder: labs["amy"][folder]["verdict"] for folder in LABS},
+                         {"01_host_sum": "PASSED", "02_atomic": "PASSED", "03_shared_atomic": "WRONG_ANSWER",
+                          "04_interleaved": "TIMEOUT", "05_sequential": "PASSED"})
+
+    def test_a_wrong_answer_ends_nothing_and_runs_alone(self):
+        tools = Together({"amy": {"03_shared_atomic": outcome("WRONG_ANSWER")}})
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        alone = sorted(call[2] for call in self.calls_of(tools, "amy") if call[0] == "tests")
+        self.assertEqual(alone, ["01_host_sum", "03_shared_atomic"])
+        self.assertEqual(labs["amy"]["03_shared_atomic"]["verdict"], "WRONG_ANSWER")
+
+    def test_one_gpu_lab_runs_alone(self):
+        tools = Together({})
+        self.grade(tools, self.students("amy"), in_flight=1, labs=LABS[:2])
+        self.assertEqual(sorted(self.calls_of(tools, "amy")),
+                         [("tests", "amy", "01_host_sum"), ("tests", "amy", "02_atomic")])
+
+    def test_the_records_are_those_of_one_run_per_lab(self):
+        outcomes = {"amy": {"02_atomic": outcome("RUNTIME_ERROR"), "05_sequential": outcome("WRONG_ANSWER")},
+                    "ben": {"04_interleaved": outcome("TIMEOUT")}, "cyd": {}}
+        records, students = [], self.students("amy", "ben", "cyd")
+        for tools in (Together(outcomes), FakeToolchain(outcomes)):
+            shutil.rmtree(self.out, ignore_errors=True)
+            labs = self.grade(tools, students, in_flight=3, labs=LABS)
+            for name, student in labs.items():   # where a lab's run was the shared one, its own time and output are not
+                for folder, lab in student.items():
+                    shown, _ = lab["tests"].pop("program_output"), lab["tests"].pop("seconds")
+                    if tools.test_together and name == "cyd" and folder != "01_host_sum":
+                        self.assertEqual(shown, "", folder)
+            records.append({"labs": labs, "flags": [
+                json.loads((self.out / "students" / f"{name}.json").read_text(encoding="utf-8"))["flags"]
+                for name in ("amy", "ben", "cyd")]})
+        self.assertEqual(records[0], records[1])
