@@ -104,6 +104,11 @@ reports no progress for this long, whatever the run's environment says""", low=1
 labs tested (and sanitized) at the same time on the one GPU (correctness only;
 timing runs alone)""", low=1, high=256)
     large: bool = setting(False, "also run Large.* (n > 2^31, 8 GiB inputs); same as --large")
+    together: bool = setting(False, before="""\
+true: a student's GPU labs first run in one runner, one after another (one process and one CUDA
+context: on an H100 4 students' labs took 9.7 s of GPU that way, 16.1 s as 44 runs; 2026-11-27),
+and only the labs that did not pass there run alone. Off until a class measures faster with it: its
+long runs hold the GPU's shared side while a timing turn waits (docs/grading-at-scale.md).""")
 
 
 @dataclass

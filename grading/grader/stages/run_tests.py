@@ -1,6 +1,7 @@
 """Test: each compiled lab's test plan in the sandbox; the verdict is the trusted checker's, from the
-run's report channel and what the grader saw of the run. The student's GPU labs first run in one
-runner, one after another; a lab that did not pass there runs alone, a few labs at a time."""
+run's report channel and what the grader saw of the run, a few labs at a time. With [tests]
+together, the student's GPU labs first run in one runner, one after another (beside the host lab's
+run), and only a lab that did not pass there runs alone."""
 
 from __future__ import annotations
 
@@ -31,11 +32,6 @@ class Test(Stage):
             else:
                 todo.append(entry)
         call_timeout = tests.call_timeout_s
-        together = self._run_together(record, [entry for entry in todo if not self.lab(entry.folder).host])
-        for entry in todo:
-            if entry.folder in together:
-                self._passed_together(who, entry, *together[entry.folder])
-        todo = [entry for entry in todo if entry.folder not in together]
 
         def run(entry: LabRecord):
             lab = self.lab(entry.folder)
@@ -56,18 +52,32 @@ class Test(Stage):
                                                  verdict) or result
             return entry, result
 
+        def record_run(entry: LabRecord, process, check) -> None:
+            if check is None:
+                entry.verdict, entry.detail = RUNTIME_ERROR, "the grader could not check this run (a grader problem)"
+            else:
+                verdict = test_verdict(check, process, call_timeout)
+                entry.verdict, entry.detail = verdict.verdict, verdict.detail
+                entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
+                                      round(process.seconds, 2), dataclasses.asdict(check),
+                                      program_output(process.stdout, process.stderr))
+            self.g.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict,
+                        detail=entry.detail if entry.verdict != PASSED else ""))
+
+        gpu = [entry for entry in todo if not self.lab(entry.folder).host]
+        if len(gpu) >= 2 and tests.together and self.g.tools.test_together:
+            with pool(tests.concurrency) as runs:   # the one run of the GPU labs beside the host lab's runs
+                together = runs.submit(self._run_together, record, gpu)
+                for entry, result in runs.map(run, [entry for entry in todo if entry not in gpu]):
+                    record_run(entry, *result)
+                passed = together.result()
+            for entry in gpu:
+                if entry.folder in passed:
+                    self._passed_together(who, entry, *passed[entry.folder])
+            todo = [entry for entry in gpu if entry.folder not in passed]
         with pool(tests.concurrency) as runs:
-            for entry, (process, check) in runs.map(run, todo):
-                if check is None:
-                    entry.verdict, entry.detail = RUNTIME_ERROR, "the grader could not check this run (a grader problem)"
-                else:
-                    verdict = test_verdict(check, process, call_timeout)
-                    entry.verdict, entry.detail = verdict.verdict, verdict.detail
-                    entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
-                                          round(process.seconds, 2), dataclasses.asdict(check),
-                                          program_output(process.stdout, process.stderr))
-                self.g.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict,
-                            detail=entry.detail if entry.verdict != PASSED else ""))
+            for entry, result in runs.map(run, todo):
+                record_run(entry, *result)
 
     def _passed_together(self, who: tuple, entry: LabRecord, process, check) -> None:
         """`entry` PASSED in the one run of the student's GPU labs (_run_together): that run is its test
@@ -84,8 +94,6 @@ class Test(Stage):
         closed, on a clean channel: folder -> (process, check). Every other lab runs alone as before, so
         a verdict other than PASSED, and its retry and notes, come from a run of that lab only."""
         tests = self.g.policy.tests
-        if len(entries) < 2 or not self.g.tools.test_together or not self.g.gpu:
-            return {}
         labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.plans[entry.folder]) for entry in entries]
         with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
             process, checks = self.g.tools.run_tests_labs(record.student, labs, self.g.expectations,

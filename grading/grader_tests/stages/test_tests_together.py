@@ -6,7 +6,8 @@ per lab (but the program output beside a lab that passed in the shared run: it i
 import json
 import shutil
 
-from grader_tests.helpers import FakeToolchain
+from grader.policy import Policy
+from grader_tests.helpers import GRADING, FakeToolchain
 from grader_tests.stages.test_classmates import ClassCase
 
 LABS = ("01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved", "05_sequential")
@@ -21,7 +22,21 @@ def outcome(verdict):
     return {"verdict": verdict, "why": ""}
 
 
+def together(on=True) -> Policy:
+    policy = Policy.load(GRADING / "policy.toml")
+    policy.tests.together = on
+    return policy
+
+
 class TestsTogether(ClassCase):
+    def grade(self, toolchain, students, in_flight, policy=None, labs=LABS, bench=False):
+        return super().grade(toolchain, students, in_flight, policy or together(), labs, bench)
+
+    def test_the_policy_turns_it_on(self):
+        tools = Together({})
+        self.grade(tools, self.students("amy"), in_flight=1, labs=LABS, policy=together(False))
+        self.assertEqual(sorted(self.calls_of(tools, "amy")), sorted(("tests", "amy", folder) for folder in LABS))
+
     def calls_of(self, tools, student):
         return [call for call in tools.calls if call[0].startswith("tests") and call[1] == student]
 
