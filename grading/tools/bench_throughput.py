@@ -8,6 +8,8 @@ many students at once changes anything a student gets.
 It writes the synthetic class (examples/make_examples.py --class synthetic) into OUT/class, then
 grades it, every run into a fresh folder with the same input seed:
   (a) OUT/one-gpu:  grade.py --gpus <first GPU>        one GPU (one worker)
+  (a') OUT/one-gpu-also: the same with --also-policy's policy, right after (a): two policies
+      compared on one machine (e.g. [tests] together on and off)
   (b) OUT/multi:    grade.py --gpus all (or --multi)   only when the host has more than one GPU
   (c) OUT/solo/<s>: grade.py --student <s>, one at a time, without --gpus: a few students graded
       alone, the way grade.py always graded, to compare with (a) and (b)
@@ -190,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--multi", default="all", help="grade.py --gpus of run (b) (default all)")
     parser.add_argument("--labs", help="grade.py --labs (default: every lab)")
     parser.add_argument("--no-sanitizer", action="store_true", help="grade.py --no-sanitizer")
+    parser.add_argument("--policy", type=Path, help="grade.py --policy for every run (default: grading/policy.toml)")
+    parser.add_argument("--also-policy", type=Path, help="one more one-GPU class run (one-gpu-also), right after "
+                        "the first, with this policy: two policies compared on one machine in one benchmark")
     return parser
 
 
@@ -205,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.students < 1 or args.solo < 0:
         parser.error("--students must be at least 1 and --solo at least 0")
+    for policy in (args.policy, args.also_policy):
+        if policy is not None and not policy.is_file():
+            parser.error(f"no policy file {policy}")
     build = args.build_dir.resolve()
     if not (build / "reduction_labs.json").is_file():
         parser.error(f"{build} is not a built instructor build (no reduction_labs.json): "
@@ -220,19 +228,23 @@ def main(argv: list[str] | None = None) -> int:
     summary = Summary(datetime.date.today().isoformat(), f"{platform.node()} ({os.cpu_count()} cores)", gpus, "",
                       args.class_seed, args.seed, len(names), labs, not args.no_sanitizer)
     base = jobs.GradingJob(submissions=str(out / "class"), build_dir=str(build), out="", seed=args.seed, build=False,
-                           labs=args.labs.split(",") if args.labs else None, sanitizer=not args.no_sanitizer)
+                           labs=args.labs.split(",") if args.labs else None, sanitizer=not args.no_sanitizer,
+                           policy=str(args.policy.resolve()) if args.policy else None)
     job_folder = out / "jobs"
     first = gpus[0].split(":")[0] if gpus else "0"
     pinned = dict(os.environ, CUDA_VISIBLE_DEVICES=first) if gpus else None
 
-    def class_run(name: str, *launcher: str) -> Run:
-        job = jobs.replace(base, out=str(out / name))
+    def class_run(name: str, *launcher: str, policy: Path | None = None) -> Run:
+        job = jobs.replace(base, out=str(out / name), **({"policy": str(policy.resolve())} if policy else {}))
         run = run_grade(Run(name, job.out, names, grade_command(python, job, job_folder, name, *launcher)), log)
         for result in breakdowns(Path(run.out)):   # as it goes: a cut-off benchmark still says where the time went
             log("\n".join(breakdown_lines(result)))
         return run_done(summary, out, run)
 
     runs = {"one-gpu": class_run("one-gpu", "--gpus", first)}
+    if args.also_policy:
+        runs["one-gpu-also"] = class_run("one-gpu-also", "--gpus", first, policy=args.also_policy)
+        summary.notes.append(f"one-gpu-also: the class again on the same GPU, with {args.also_policy.name}")
     if len(gpus) > 1:
         runs["multi"] = class_run("multi", "--gpus", args.multi)
     else:

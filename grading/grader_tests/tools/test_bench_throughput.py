@@ -150,5 +150,17 @@ class TestChoicesAndTargets(unittest.TestCase):
         self.assertTrue(any("02_atomic: TIMEOUT" in line for line in bench.report(summary)))
 
 
+class TestPolicies(unittest.TestCase):
+    def test_a_policy_file_that_is_not_there_is_a_usage_error_before_any_grading(self):
+        with tempfile.TemporaryDirectory() as folder:
+            for option in ("--policy", "--also-policy"):
+                stderr = io.StringIO()
+                with self.assertRaises(SystemExit) as ended, contextlib.redirect_stderr(stderr):
+                    bench.main(["--build-dir", folder, option, str(Path(folder) / "missing.toml")])
+                self.assertEqual(ended.exception.code, 2)
+                self.assertIn("no policy file", stderr.getvalue())
+                self.assertEqual(list(Path(folder).iterdir()), [], "nothing written")
+
+
 if __name__ == "__main__":
     unittest.main()
