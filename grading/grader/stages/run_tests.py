@@ -52,7 +52,8 @@ class Test(Stage):
                                                  verdict) or result
             return entry, result
 
-        def record_run(entry: LabRecord, process, check) -> None:
+        def record_run(entry: LabRecord, process, check, shown: bool = True) -> None:
+            """`shown`: the run's program output is this lab's (not where one run ran every GPU lab)."""
             if check is None:
                 entry.verdict, entry.detail = RUNTIME_ERROR, "the grader could not check this run (a grader problem)"
             else:
@@ -60,7 +61,7 @@ class Test(Stage):
                 entry.verdict, entry.detail = verdict.verdict, verdict.detail
                 entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
                                       round(process.seconds, 2), dataclasses.asdict(check),
-                                      program_output(process.stdout, process.stderr))
+                                      program_output(process.stdout, process.stderr) if shown else "")
             self.g.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict,
                         detail=entry.detail if entry.verdict != PASSED else ""))
 
@@ -73,19 +74,11 @@ class Test(Stage):
                 passed = together.result()
             for entry in gpu:
                 if entry.folder in passed:
-                    self._passed_together(who, entry, *passed[entry.folder])
+                    record_run(entry, *passed[entry.folder], shown=False)
             todo = [entry for entry in gpu if entry.folder not in passed]
         with pool(tests.concurrency) as runs:
             for entry, result in runs.map(run, todo):
                 record_run(entry, *result)
-
-    def _passed_together(self, who: tuple, entry: LabRecord, process, check) -> None:
-        """`entry` PASSED in the one run of the student's GPU labs (_run_together): that run is its test
-        run. Its program output is every lab's, so none is shown as this lab's."""
-        entry.verdict, entry.detail = PASSED, test_verdict(check, process, self.g.policy.tests.call_timeout_s).detail
-        entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
-                              round(process.seconds, 2), dataclasses.asdict(check), "")
-        self.g.emit(ev.LabVerdict(*who, lab=entry.folder, verdict=entry.verdict, detail=""))
 
     def _run_together(self, record: StudentRecord, entries: list[LabRecord]) -> dict:
         """Every GPU lab of `entries` in one runner, one after another (one process and one CUDA context

@@ -376,23 +376,15 @@ class Toolchain(TimingRuns):
                       call_timeout: float) -> ProcessResult:
         """The runner under compute-sanitizer in the sandbox; the tool's report comes back in the result's
         `log`, from a pipe of its own that the runner closes before it loads the module (sanitizer_log.py)."""
-        # The real path: the one found on PATH may lead through links the run's view lacks (minimal_etc.py).
-        sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
-        sanitizer_home = sanitizer.parent.parent
-        with LogChannel() as log:
-            argv = [str(sanitizer), "--tool", tool, "--error-exitcode", str(ERROR_EXITCODE), *log.tool_argv(),
-                    *self._observe_argv(lab, module, plan, call_timeout), *log.runner_argv()]
-            run = self._sandboxed(argv, self._runner_view(lab, module, plan, (sanitizer_home,)), timeout, channel=log,
-                                  group=student)
-        run.log, run.report = log_text(run.report), ""
-        return run
+        return self.run_sanitizer_labs(student, [(lab, module, plan)], tool, timeout, call_timeout)
 
     def run_sanitizer_labs(self, student: str, labs: list[tuple[Lab, Path, Path]], tool: str, timeout: float,
                            call_timeout: float) -> ProcessResult:
-        """run_sanitizer over several GPU labs ((lab, module, small plan) each) in one runner, one lab
-        after another: one start of the tool for all of them. Its log speaks of them all at once, so
-        only a clean one is read as each lab's result (sanitize.py)."""
+        """run_sanitizer over several labs ((lab, module, small plan) each) in one runner, one lab after
+        another: one start of the tool for all of them. Its log speaks of them all at once, so only a
+        clean one is read as each lab's result (sanitize.py)."""
         where, groups, read_only = self._several(labs)
+        # The real path: the one found on PATH may lead through links the run's view lacks (minimal_etc.py).
         sanitizer = Path(self.sanitizer_path() or "/usr/bin/compute-sanitizer").resolve()
         with LogChannel() as log:
             argv = [str(sanitizer), "--tool", tool, "--error-exitcode", str(ERROR_EXITCODE), *log.tool_argv(),
