@@ -153,6 +153,12 @@ freezer: the reference's calls and the student's in turn in one run, the student
 frozen during the reference's (docs/grading-security.md). Every timed call's result is checked.
 Lab 01 is timed too (for the plots) but earns no performance points by default."""
     sizes: list[str] = setting(["2^24"])
+    host_sizes: list[str] = setting(["2^20"], before="""\
+The host lab's sizes (lab 01). A host loop takes time in proportion to n, about 14 ms a float call at
+2^24 on an H100's host, and its calls are many ([benchmark] host_samples, paired with the
+reference's): at 2^24 its timing held the whole machine about 9 s a student, more than every GPU
+lab's timing together (docs/grading-at-scale.md). Its ratio to the reference's loop is what the
+grade and the plots use, and a loop's ratio is its ratio at any n that its data stays in memory.""")
     types: list[str] = setting(["float", "int"], choices=("float", "int"))
     samples: int = setting(25, "timed calls per lab, type and size (each after an L2 flush), per run", low=5, high=1000)
     host_samples: int = setting(200, low=5, high=1000, before="""\
@@ -162,6 +168,16 @@ call to the next than a kernel on the GPU. On an H100's host (2026-11-26, `aa_ti
 was 3.1 % over the first 25 calls of each run, 1.0 % over 100 and 0.6 % over all 200
 (docs/grading-security.md); a paired run of 200 calls took about 11.5 s of the timing core there.""")
     warmup: int = setting(3, "calls before them (checked, not timed)", low=0, high=100)
+    min_samples: int = setting(5, low=1, high=1000, before="""\
+A time budget per timed item (one lab, type and size in one run): once min_samples calls are timed
+and the item's timed calls took budget_ms on the timekeeper's clock (host_budget_ms for the host
+lab, whose paired calls count both sides), the item is over. The budget ends only slow items: lab
+02's float atomics take 30 ms a call at 2^24 on an H100 (2026-11-27), so its 28 calls held the GPU
+0.8 s in every run, the reference's too, and their spread was 1.9 us (IQR) of 29,492; every other
+reference's calls there took under 1.3 ms each, input and report included, so 25 fit in 100 ms.
+0: no budget, every item its samples.""")
+    budget_ms: float = setting(100.0, low=0)
+    host_budget_ms: float = setting(1000.0, low=0)
     reference_reuse_s: float = setting(60.0, low=0, before="""\
 A student's timing is bracketed by two trusted runs of the references, and the run after one
 student is the next one's "before" when nothing ran on the GPU between them, or when it ended at

@@ -98,6 +98,7 @@ class FakeToolchain:
         self.clocked_once: set[tuple[str, str]] = set()
         self.calls: list[tuple] = []
         self.plans: list[tuple[int, tuple[str, ...]]] = []   # each timing plan's samples and its items' labs
+        self.budgets: list[tuple[int, float, tuple[int, ...]]] = []   # each plan's min_samples, budget_ms, items' n
 
     def _outcome(self, student: str, folder: str) -> dict:
         return self.outcomes.get(student, {}).get(folder, {"verdict": "PASSED", "why": ""})
@@ -196,8 +197,9 @@ class FakeToolchain:
             return fixture("racecheck_hazard" if race else "memcheck_error")
         return fixture("racecheck_clean" if race else "memcheck_clean")
 
-    def timing_plan(self, seed, items, samples, warmup, call_timeout):
+    def timing_plan(self, seed, items, samples, warmup, call_timeout, min_samples=0, budget_ms=0.0):
         self.plans.append((samples, tuple(item.split(",")[1] for item in items)))
+        self.budgets.append((min_samples, budget_ms, tuple(int(item.split(",")[4]) for item in items)))
         return "\n".join(items)
 
     def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None):

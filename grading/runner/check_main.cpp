@@ -9,7 +9,7 @@
 //   reduction_lab_check tests  --plan=PLAN --observed=OUT --reference=REF.so [--cache=FILE] [--token=HEX]
 //                              [--section]  (a run of several labs: the plan's lab's part of it)
 //   reduction_lab_check timing --plan=PLAN --observed=OUT --reference-dir=DIR [--cache=FILE] [--token=HEX]
-//   reduction_lab_check timing-plan --seed=S --samples=K --warmup=W --call-timeout=S --items=ID,LAB,WHERE,TYPE,N[,MODULE];...
+//   reduction_lab_check timing-plan --seed=S --samples=K --warmup=W --call-timeout=S [--min-samples=M --budget-ms=B] --items=ID,LAB,WHERE,TYPE,N[,MODULE];...
 //   reduction_lab_check device        (the CUDA devices it sees, the first one's name and PCI bus id: the grader's own knowledge)
 // The reports are one JSON object on stdout (grading/grader/judge/checks.py reads them).
 #include "check_tests.hpp"
@@ -134,6 +134,8 @@ int timing_plan_command(const Args& args) {
   plan.samples = std::stoi(need(args, "samples"));
   plan.warmup = std::stoi(need(args, "warmup"));
   plan.call_timeout_s = std::stod(need(args, "call-timeout"));
+  if (const auto it = args.find("min-samples"); it != args.end()) plan.min_samples = std::stoi(it->second);
+  if (const auto it = args.find("budget-ms"); it != args.end()) plan.budget_ms = std::stod(it->second);
   for (const auto& text : split(need(args, "items"), ';')) {
     const auto parts = split(text, ',');
     if (parts.size() < 5 || parts.size() > 6) throw std::invalid_argument("bad item '" + text + "'");

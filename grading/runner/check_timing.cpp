@@ -188,16 +188,21 @@ void add_clock(const Window& w, double claimed, std::vector<double>& excess, std
   prep.push_back(w.go_us - w.prep_us);
 }
 
+// `over`: the calls the timekeeper gave the item when it ended it early (its budget spent), or -1.
 template <typename T>
 ItemReport judge_item(const TimingPlan& plan, const TimingItem& item, const std::map<int, Reported>& calls,
-                      const Windows& windows, std::size_t depth, bool has_value, Expectations& known) {
+                      const Windows& windows, int over, std::size_t depth, bool has_value, Expectations& known) {
   ItemReport report;
   std::vector<double> samples, excess, window, prep;
   std::optional<Replay<T>> replay;
-  const int total = plan.warmup + plan.samples;
+  int total = plan.warmup + plan.samples;
   const auto fail = [&](const std::string& why) {
     if (report.problem.empty()) report.problem = why;
   };
+  if (over >= 0 && over < plan.warmup + timing_min_samples(plan))
+    fail("the timekeeper ended the item after " + std::to_string(over) + " calls, fewer than the plan's least");
+  else if (over >= 0 && over < total)
+    total = over;
   for (int k = 0; k < total; ++k) {
     const auto w = windows.find(k);
     if (w == windows.end()) {
@@ -255,6 +260,23 @@ std::string item_error_problem(const WireLine& line, std::string& error_message)
   }
   error_message = line.get("message").substr(0, 300);
   return "the run reported an error";
+}
+
+// The timekeeper's "item_over" lines: the calls of each item it ended before its last (the first line
+// of each; -1 where a count does not parse).
+std::map<std::string, int> read_items_over(const std::vector<WireLine>& clock) {
+  std::map<std::string, int> over;
+  for (const WireLine& line : clock) {
+    if (line.event != "item_over") continue;
+    int calls = -1;
+    try {
+      calls = std::stoi(line.get("calls"));
+    } catch (const std::exception&) {
+      calls = -1;
+    }
+    over.emplace(line.get("item"), calls < 0 ? -1 : calls);
+  }
+  return over;
 }
 
 // What the worker reported, as the timekeeper relayed it: each item's calls by number, its
@@ -343,6 +365,7 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
   WorkerReport worker = read_worker_report(channel);
   const std::map<std::string, Windows> windows = read_windows(channel.clock);
   const ClockNotes clock = read_clock_notes(channel.clock);
+  const std::map<std::string, int> over = read_items_over(channel.clock);
   std::map<std::string, std::unique_ptr<LabModule>> references;
   std::ostringstream out;
   out << "{\"format\":\"" REDUCTION_TIMING_REPORT "\",\"version\":" << REDUCTION_REPORT_VERSION
@@ -360,8 +383,11 @@ std::string check_timing(const TimingPlan& plan, const std::string& reference_di
     const auto w = windows.find(item.id);
     const Windows& mine = w == windows.end() ? no_windows : w->second;
     std::map<int, Reported>& calls = worker.calls[item.id];
-    ItemReport report = item.type == Type::int32 ? judge_item<int>(plan, item, calls, mine, depth, has_value, known)
-                                                 : judge_item<float>(plan, item, calls, mine, depth, has_value, known);
+    const auto ended = over.find(item.id);
+    const int over_at = ended == over.end() ? -1 : std::max(ended->second, 0);
+    ItemReport report = item.type == Type::int32
+                            ? judge_item<int>(plan, item, calls, mine, over_at, depth, has_value, known)
+                            : judge_item<float>(plan, item, calls, mine, over_at, depth, has_value, known);
     std::string error_message;  // the run's own words: the grader quotes only what it recognizes
     if (const auto it = worker.item_errors.find(item.id); it != worker.item_errors.end())
       report.problem = item_error_problem(it->second, error_message);

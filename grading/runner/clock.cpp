@@ -29,6 +29,8 @@ std::string go_line(const Go& go) {
   return "go " + go.item + " " + std::to_string(go.call) + " " + nonce + "\n";
 }
 
+std::string over_line(const std::string& item) { return "over " + item + "\n"; }
+
 std::optional<Go> parse_go_line(const std::string& line) {
   std::istringstream in(line);
   std::string word, item, call, nonce, extra;
@@ -62,8 +64,10 @@ std::optional<std::string> ControlReader::next_line() {
   }
 }
 
-Go ControlReader::wait(const std::string& item, int call) {
+std::optional<Go> ControlReader::wait(const std::string& item, int call) {
+  const std::string over = over_line(item);
   while (const auto line = next_line()) {
+    if (*line + "\n" == over) return std::nullopt;
     const auto go = parse_go_line(*line);
     if (go && go->item == item && go->call == call) return *go;
   }

@@ -8,6 +8,8 @@
 // is held against them by the grader.
 //
 //   go t003 7 9f0c2a51d3e4b6a7\n     item, call (warm-up calls first), nonce (16 hex digits)
+//   over t003\n                      the item has had its calls (its time budget is spent: plan.hpp);
+//                                    the worker goes on with the next item
 //
 // The nonce fixes the call's canaries where the worker keeps its own inputs (a host item, or a
 // device item on a machine where memory cannot be shared); with shared inputs it is the seed the
@@ -35,6 +37,7 @@ struct Go {
 };
 
 std::string go_line(const Go& go);                              // with its newline
+std::string over_line(const std::string& item);                 // with its newline
 std::optional<Go> parse_go_line(const std::string& line);       // without the newline; nullopt when malformed
 
 // The worker's side: reads go lines from the control pipe.
@@ -42,10 +45,11 @@ class ControlReader {
  public:
   explicit ControlReader(int fd) : fd_(fd) {}
   bool enabled() const { return fd_ >= 0; }
-  // Blocks until the go of (item, call) arrives; go lines of other items or calls are skipped (an
-  // item the worker gave up on: the timekeeper goes on with the next). Throws ClockGone when the
-  // pipe ends first: the timekeeper is gone, and nothing may be timed without it.
-  Go wait(const std::string& item, int call);
+  // Blocks until the go of (item, call) arrives, or nullopt when the timekeeper says the item is
+  // over; go lines of other items or calls are skipped (an item the worker gave up on: the
+  // timekeeper goes on with the next). Throws ClockGone when the pipe ends first: the timekeeper is
+  // gone, and nothing may be timed without it.
+  std::optional<Go> wait(const std::string& item, int call);
 
  private:
   std::optional<std::string> next_line();

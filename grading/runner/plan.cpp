@@ -3,6 +3,7 @@
 
 #include "../checking/test_sizes.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -341,6 +342,7 @@ std::string write_timing_plan(const TimingPlan& plan) {
   std::ostringstream out;
   out << kTimingPlanHeader << " v=" << kPlanVersion << " seed=" << plan.seed << " buffers=" << plan.buffers
       << " canaries=" << plan.canaries << " warmup=" << plan.warmup << " samples=" << plan.samples
+      << " min_samples=" << timing_min_samples(plan) << " budget_ms=" << plan.budget_ms
       << " call_timeout_s=" << plan.call_timeout_s << "\n";
   for (const auto& item : plan.items) {
     out << "item id=" << item.id << " lab=" << item.lab << " where=" << (item.on_device ? "device" : "host")
@@ -349,6 +351,16 @@ std::string write_timing_plan(const TimingPlan& plan) {
     out << "\n";
   }
   return out.str();
+}
+
+int timing_min_samples(const TimingPlan& plan) {
+  return plan.min_samples > 0 ? std::min(plan.min_samples, plan.samples) : plan.samples;
+}
+
+bool timing_item_over(const TimingPlan& plan, int call, double timed_us) {
+  const int made = call + 1;
+  if (made >= plan.warmup + plan.samples) return true;
+  return plan.budget_ms > 0 && made >= plan.warmup + timing_min_samples(plan) && timed_us >= 1000.0 * plan.budget_ms;
 }
 
 TimingPlan read_timing_plan(const std::string& text) {
@@ -368,7 +380,10 @@ TimingPlan read_timing_plan(const std::string& text) {
       plan.warmup = std::stoi(f.get("warmup"));
       plan.samples = std::stoi(f.get("samples"));
       plan.call_timeout_s = std::stod(f.get("call_timeout_s"));
-      if (plan.buffers < 1 || plan.buffers > 16 || plan.samples < 1 || plan.samples > 10000 || plan.warmup < 0)
+      plan.min_samples = std::stoi(f.get("min_samples"));
+      plan.budget_ms = std::stod(f.get("budget_ms"));
+      if (plan.buffers < 1 || plan.buffers > 16 || plan.samples < 1 || plan.samples > 10000 || plan.warmup < 0 ||
+          plan.min_samples < 1 || plan.min_samples > plan.samples || !(plan.budget_ms >= 0) || plan.budget_ms > 1e7)
         throw std::invalid_argument("timing plan: counts out of range");
       header = true;
     } else if (word == "item" && header) {

@@ -104,10 +104,22 @@ struct TimingPlan {
   int buffers = 3;   // inputs rotated through, each with another sum
   int canaries = 4;  // elements rewritten before every call, at random places
   int warmup = 3;    // calls before the samples (verified too, not timed)
-  int samples = 25;
+  int samples = 25;   // timed calls at most
+  // The item's time budget: once `min_samples` calls are timed and the timed calls together took
+  // `budget_ms` on the timekeeper's clock (a paired run: both sides' calls), the timekeeper ends the
+  // item (timing_item_over). 0: no budget, every item gets `samples`. A slow item (lab 02's float
+  // atomics: 30 ms a call at 2^24 on an H100) then costs min_samples calls, not samples.
+  int min_samples = 0;   // 0: samples
+  double budget_ms = 0;
   double call_timeout_s = 20;
   std::vector<TimingItem> items;
 };
+
+// The fewest timed calls of an item (min_samples, at most samples).
+int timing_min_samples(const TimingPlan& plan);
+// Whether the item ends after call `call` (warm-up calls first), its timed calls having taken
+// `timed_us` on the timekeeper's clock so far: every call made, or the budget spent.
+bool timing_item_over(const TimingPlan& plan, int call, double timed_us);
 
 std::string write_timing_plan(const TimingPlan& plan);
 TimingPlan read_timing_plan(const std::string& text);

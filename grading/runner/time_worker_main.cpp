@@ -190,9 +190,10 @@ void time_device_item(const Reporter& report, const TimingPlan& plan, const Timi
   std::vector<std::pair<int, std::size_t>> touched;  // (buffer, index) of every canary written
   std::optional<std::pair<int, testing::ScratchDamage>> overrun;  // the call that wrote outside its scratch
   for (int call = 0; call < plan.warmup + plan.samples && !overrun; ++call) {
-    const Go go = control.wait(item.id, call);
+    const std::optional<Go> go = control.wait(item.id, call);
+    if (!go) break;  // the timekeeper ended the item: its budget is spent
     T* d_in = inputs.shared ? static_cast<T*>(inputs.shared->data()) : nullptr;
-    if (own) d_in = write_canaries<T>(plan, item, call, go.nonce, *own, staging, stream, touched);
+    if (own) d_in = write_canaries<T>(plan, item, call, go->nonce, *own, staging, stream, touched);
     REDUCTION_CHECK(cudaMemsetAsync(output.get(), 0x5A ^ (call & 0xFF), sizeof(T), stream));  // a fresh stale value
     start.record(stream);
     if (lab) {
@@ -263,9 +264,10 @@ void time_host_item(const Reporter& report, const TimingPlan& plan, const Timing
   for (const std::vector<T>& generated : cache.get<T>(item.n, false).host)
     buffers.push_back(std::make_unique<HugePages<T>>(generated));
   for (int call = 0; call < plan.warmup + plan.samples; ++call) {
-    const Go go = control.wait(item.id, call);
+    const std::optional<Go> go = control.wait(item.id, call);
+    if (!go) break;  // the timekeeper ended the item: its budget is spent
     T* in = buffers[static_cast<std::size_t>(timing_buffer_of_call(plan, call))]->data();
-    for (const Canary& c : timing_canaries_of_nonce(plan, type, item.n, go.nonce)) in[c.index] = canary_value<T>(c);
+    for (const Canary& c : timing_canaries_of_nonce(plan, type, item.n, go->nonce)) in[c.index] = canary_value<T>(c);
     T out{};
     const auto begin = std::chrono::steady_clock::now();
     const auto status = lab.sum<T>(in, item.n, &out, nullptr, 0, nullptr);

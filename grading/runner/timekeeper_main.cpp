@@ -169,6 +169,14 @@ bool time_call(const TimingItem& item, int call, DeviceSide& side, int control, 
   return sent && !outcome.ended;
 }
 
+// The item is over before its last call (its budget is spent: plan.hpp): the worker is told on
+// its control pipe, the checker by the timekeeper's own line. False when the worker is gone.
+bool end_item(const TimingItem& item, int calls, int control, Transcript& out) {
+  out.own("item_over", {{"item", item.id}, {"calls", std::to_string(calls)}});
+  const std::string line = over_line(item.id);
+  return ::write(control, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+}
+
 TimingPlan read_plan(const std::string& path) {
   std::ifstream file(path);
   std::stringstream text;
@@ -195,9 +203,16 @@ int run(const std::string& plan_path, int out_fd, const std::vector<std::string>
   bool going = true;
   try {
     for (const TimingItem& item : plan.items) {
+      double timed_from = 0;  // when the first timed call began
       for (int call = 0; going && call < plan.warmup + plan.samples; ++call) {
+        if (call == plan.warmup) timed_from = out.now_us();
         going = time_call(item, call, side, pipes.control_write, relay, out);
         if (relay.item_failed(item.id)) break;  // the worker gave up on the item: on to the next
+        const double timed_us = call < plan.warmup ? 0 : out.now_us() - timed_from;
+        if (going && timing_item_over(plan, call, timed_us)) {
+          if (call + 1 < plan.warmup + plan.samples) going = end_item(item, call + 1, pipes.control_write, out);
+          break;
+        }
       }
     }
   } catch (const std::exception& e) {  // a CUDA error of the timekeeper's own: nothing more is timed
@@ -242,13 +257,14 @@ struct Side {
 void check_pairable(const TimingPlan& student, const TimingPlan& reference) {
   bool same = student.items.size() == reference.items.size() && student.warmup == reference.warmup &&
               student.samples == reference.samples && student.seed == reference.seed &&
-              student.buffers == reference.buffers;
+              student.buffers == reference.buffers && timing_min_samples(student) == timing_min_samples(reference) &&
+              student.budget_ms == reference.budget_ms;
   for (std::size_t k = 0; same && k < student.items.size(); ++k) {
     const TimingItem &a = student.items[k], &b = reference.items[k];
     same = a.id == b.id && a.type == b.type && a.n == b.n && !a.on_device && !b.on_device;
   }
   if (!same)
-    throw std::invalid_argument("a paired run needs two plans of the same host items, seed, calls and samples");
+    throw std::invalid_argument("a paired run needs two plans of the same host items, seed, calls, samples and budget");
 }
 
 constexpr int kFreezeTimeoutMs = 2000;
@@ -269,7 +285,9 @@ int run_paired(const std::string& plan_path, int out_fd, const std::vector<std::
   DeviceSide none;
   bool freeze_failed = false;
   for (std::size_t k = 0; k < plan.items.size() && (student.going || reference.going); ++k) {
+    double timed_from = 0;  // when the first timed call of either side began
     for (int call = 0; call < plan.warmup + plan.samples; ++call) {
+      if (call == plan.warmup) timed_from = student.out.now_us();
       for (const bool reference_turn : {call % 2 == 0, call % 2 != 0}) {  // R S, then S R: R S S R R S ...
         Side& side = reference_turn ? reference : student;
         if (!side.going) continue;
@@ -289,6 +307,14 @@ int run_paired(const std::string& plan_path, int out_fd, const std::vector<std::
                                fields) && side.going;
       }
       if (student.relay->item_failed(plan.items[k].id) || reference.relay->item_failed(plan.items[k].id)) break;
+      // One budget for the pair (both sides' calls), so both end the item at the same call.
+      const double timed_us = call < plan.warmup ? 0 : student.out.now_us() - timed_from;
+      if (timing_item_over(plan, call, timed_us)) {
+        if (call + 1 < plan.warmup + plan.samples)
+          for (Side* side : {&reference, &student})
+            if (side->going) side->going = end_item(side->plan.items[k], call + 1, side->pipes.control_write, side->out);
+        break;
+      }
     }
   }
   freezer.thaw(kFreezeTimeoutMs);

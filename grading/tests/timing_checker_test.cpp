@@ -49,10 +49,52 @@ TEST(Clock, TheWorkerTakesTheGoOfItsCallAndStopsWhenTheTimekeeperIsGone) {
   ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
   ::close(fds[1]);
   ControlReader control(fds[0]);
-  EXPECT_EQ(control.wait("t002", 0).nonce, 2u);
-  EXPECT_EQ(control.wait("t002", 1).nonce, 3u);
+  EXPECT_EQ(control.wait("t002", 0)->nonce, 2u);
+  EXPECT_EQ(control.wait("t002", 1)->nonce, 3u);
   EXPECT_THROW(control.wait("t002", 2), ClockGone);
   ::close(fds[0]);
+}
+
+// An item the timekeeper ends early (its budget spent): the worker waiting for its next call hears
+// so and goes on; the end of another item, or a line that only starts like one, is passed over.
+TEST(Clock, TheWorkerHearsThatItsItemIsOver) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = go_line({"t001", 0, 1}) + over_line("t002") + "over t001x\n" + over_line("t001") +
+                           go_line({"t002", 0, 5});
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  ControlReader control(fds[0]);
+  EXPECT_EQ(control.wait("t001", 0)->nonce, 1u);
+  EXPECT_FALSE(control.wait("t001", 1).has_value());
+  EXPECT_EQ(control.wait("t002", 0)->nonce, 5u);
+  ::close(fds[0]);
+}
+
+// The budget: an item ends at its last call, or once it has its least timed calls and they took the
+// budget; without a budget only the last call ends it. A plan carries both through its text.
+TEST(Clock, AnItemEndsAtItsLastCallOrWhenItsBudgetIsSpentAfterItsLeastCalls) {
+  TimingPlan plan;
+  plan.warmup = 2;
+  plan.samples = 10;
+  plan.min_samples = 3;
+  plan.budget_ms = 5;
+  EXPECT_FALSE(timing_item_over(plan, 3, 1e9));    // 2 timed calls so far: fewer than 3
+  EXPECT_TRUE(timing_item_over(plan, 4, 5000));    // 3 timed, 5 ms
+  EXPECT_FALSE(timing_item_over(plan, 4, 4999));
+  EXPECT_TRUE(timing_item_over(plan, 11, 0));      // the last call
+  const TimingPlan back = read_timing_plan(write_timing_plan(plan));
+  EXPECT_EQ(back.min_samples, 3);
+  EXPECT_EQ(back.budget_ms, 5);
+  plan.budget_ms = 0;
+  EXPECT_FALSE(timing_item_over(plan, 10, 1e12));
+  plan.min_samples = 0;  // unset: every sample
+  EXPECT_EQ(timing_min_samples(plan), 10);
+  EXPECT_EQ(read_timing_plan(write_timing_plan(plan)).min_samples, 10);
+  plan.min_samples = 11;  // more than the samples: a plan no reader takes
+  std::string text = write_timing_plan(plan);
+  text.replace(text.find("min_samples=10"), 14, "min_samples=11");
+  EXPECT_THROW(read_timing_plan(text), std::invalid_argument);
 }
 
 TEST(Clock, TheSharedInputsFlagIsADescriptorAndASize) {
@@ -195,6 +237,31 @@ TEST(TimingChecker, EveryTimedCallIsVerifiedAgainstItsBufferAndTheCanariesOfItsG
   EXPECT_NE(overran.find("\"problem\":\"timed call 3: the lab wrote past the end of its scratch: up to 64 bytes past"),
             std::string::npos) << overran;
   EXPECT_NE(overran.find("\"error_message\":\"\""), std::string::npos) << overran;
+}
+
+// An item the timekeeper ended early: the calls it made are the item's, as long as they are at least
+// the plan's least; a count below it, or missing, is the timekeeper's word against the plan: no timing.
+TEST(TimingChecker, AnItemEndedOnItsBudgetIsJudgedOnTheCallsItHad) {
+  HostRun run = host_run();  // warm-up 1, samples 4, every call right
+  run.plan.min_samples = 2;
+  Clocked ended, short_of_least;
+  for (Clocked* t : {&ended, &short_of_least}) t->text = run.honest.text;
+  ended.text += "K " + wire_line("timekeeper", "item_over", {{"item", "t001"}, {"calls", "3"}});
+  short_of_least.text += "K " + wire_line("timekeeper", "item_over", {{"item", "t001"}, {"calls", "2"}});
+  Expectations known;
+  const std::string good = check_timing(run.plan, run.dir, ended.text, known, kToken);
+  EXPECT_NE(good.find("\"samples\":2,\"median_us\":10"), std::string::npos) << good;
+  EXPECT_NE(good.find("\"verified\":true"), std::string::npos) << good;
+  EXPECT_NE(good.find("\"calls_us\":[10,10]"), std::string::npos) << good;
+  const std::string bad = check_timing(run.plan, run.dir, short_of_least.text, known, kToken);
+  EXPECT_NE(bad.find("\"verified\":false"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("ended the item after 2 calls, fewer than the plan's least"), std::string::npos) << bad;
+  // The same words from the worker are only the worker's: every call is still due.
+  Clocked claimed;
+  claimed.text = run.unstarted.text;
+  claimed.worker(9000, "K " + wire_line("timekeeper", "item_over", {{"item", "t001"}, {"calls", "2"}}));
+  const std::string refused = check_timing(run.plan, run.dir, claimed.text, known, kToken);
+  EXPECT_NE(refused.find("call 2 was never started by the timekeeper"), std::string::npos) << refused;
 }
 
 // A device call on the timekeeper's shared input: the sums it computed are the truth.

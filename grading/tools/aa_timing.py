@@ -16,7 +16,8 @@ next on this machine; a bias (a mean away from 1) would be the sandbox's or the 
         [--first 25,100]
 
 The calls per run are the policy's, as a grading's: [benchmark] host_samples for the host lab,
-samples for device labs (--samples: N for both).
+samples for device labs (--samples: N for both), each item cut short by the policy's budget
+(min_samples, budget_ms, host_budget_ms).
 
 It needs a build with the references (the solutions preset) and, for the student side, the sandbox
 (root and bubblewrap); without it the student runs go unsandboxed and it says so. Device labs need
@@ -90,7 +91,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--build-dir", type=Path, default=Path("build/solutions"), help="a build with the references")
     parser.add_argument("--labs", default="01,05,09,10", help="lab numbers (default: 01,05,09,10)")
     parser.add_argument("--rounds", type=int, default=4, help="student runs, each between two trusted runs")
-    parser.add_argument("--sizes", default="2^24", help="sizes, the grading's syntax (default: 2^24)")
+    parser.add_argument("--sizes", default=None,
+                        help="sizes, the grading's syntax (default: the policy's, host_sizes for the host lab)")
     parser.add_argument("--types", default="float,int")
     parser.add_argument("--samples", type=int, default=None,
                         help="timed calls per item and run (default: the policy's host_samples and samples)")
@@ -120,6 +122,22 @@ def samples_of(args: argparse.Namespace, host: bool) -> int:
         return args.samples
     bench = _benchmark_section(args.policy)
     return bench.host_samples if host else bench.samples
+
+
+def sizes_of(args: argparse.Namespace, host: bool) -> list[int]:
+    """--sizes, else the policy's, as a grading times them: host_sizes for the host lab."""
+    if args.sizes:
+        return [parse_size(size) for size in args.sizes.split(",")]
+    bench = _benchmark_section(args.policy)
+    return [parse_size(size) for size in (bench.host_sizes if host else bench.sizes)]
+
+
+def budget_of(args: argparse.Namespace, host: bool) -> dict:
+    """The item budget of a run of host or device labs, as a grading's (the policy's min_samples and
+    budget_ms or host_budget_ms): a slow item ends after its least calls there, so here too."""
+    bench = _benchmark_section(args.policy)
+    return {"min_samples": min(bench.min_samples, samples_of(args, host)),
+            "budget_ms": bench.host_budget_ms if host else bench.budget_ms}
 
 
 @functools.cache
@@ -191,12 +209,13 @@ def measure_paired(tools, manifest, labs, args, work: Path, copies,
     """Host labs: `rounds` paired runs, the copy against the reference call by call; per run and
     cell, the copy's median over the reference's. `first[k]` (for each k of --first) gets each run's
     ratio over its first k calls only: what a run of k calls would have said, on the same calls."""
-    sizes = [parse_size(size) for size in args.sizes.split(",")]
+    sizes = sizes_of(args, True)
     types = [t.strip() for t in args.types.split(",") if t.strip()]
     samples = samples_of(args, True)
-    plan = tools.timing_plan(7, _items(labs, types, sizes, lambda lab: copies[lab.folder]), samples, args.warmup, 20.0)
+    plan = tools.timing_plan(7, _items(labs, types, sizes, lambda lab: copies[lab.folder]), samples, args.warmup, 20.0,
+                             **budget_of(args, True))
     reference_plan = tools.timing_plan(7, _items(labs, types, sizes, manifest.reference_module), samples,
-                                       args.warmup, 20.0)
+                                       args.warmup, 20.0, **budget_of(args, True))
     found: dict[tuple[str, str, int], list[float]] = {}
     for k in range(args.rounds):
         student, reference = tools.time_paired(plan, reference_plan, work, tuple(copies[lab.folder] for lab in labs),
@@ -233,7 +252,6 @@ def measure(tools, manifest, labs, args, work: Path, sandboxed: bool, copies) ->
     their own (a grading times them apart: the host part without the GPU)."""
     if not labs:
         return []
-    sizes = [parse_size(size) for size in args.sizes.split(",")]
     types = [t.strip() for t in args.types.split(",") if t.strip()]
     runs = []
     for k in range(2 * args.rounds + 1):
@@ -243,9 +261,9 @@ def measure(tools, manifest, labs, args, work: Path, sandboxed: bool, copies) ->
             part = [lab for lab in labs if lab.host == host]
             if not part:
                 continue
-            items = _items(part, types, sizes,
+            items = _items(part, types, sizes_of(args, host),
                            lambda lab: copies[lab.folder] if side == STUDENT else manifest.reference_module(lab))
-            plan = tools.timing_plan(7, items, samples_of(args, host), args.warmup, 20.0)
+            plan = tools.timing_plan(7, items, samples_of(args, host), args.warmup, 20.0, **budget_of(args, host))
             timed = tools.time(plan, work, side == STUDENT and sandboxed, tuple(copies[lab.folder] for lab in part),
                                not host, 900.0, 20.0, work / "expected.txt")
             if timed.check is None:

@@ -101,6 +101,8 @@ class BenchmarkInfo:
     types: list[str] = field(default_factory=list)
     sizes: list[str] = field(default_factory=list)
     sizes_n: list[int] = field(default_factory=list)
+    host_sizes_n: list[int] = field(default_factory=list)   # the host labs' ([benchmark] host_sizes)
+    host_labs: list[str] = field(default_factory=list)      # the labs timed at host_sizes_n
     status: str = "not run"
     problems: list[str] = field(default_factory=list)
     device: dict = field(default_factory=dict)

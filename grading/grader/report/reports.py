@@ -110,8 +110,9 @@ def _verdict_rows(record: StudentRecord) -> list[dict]:
     for folder, entry in record.labs.items():
         if folder in timed or entry.verdict in (PASSED, MISSING):
             continue
-        for dtype in record.benchmark.types:
-            for n in record.benchmark.sizes_n:
+        info = record.benchmark
+        for dtype in info.types:
+            for n in info.host_sizes_n if folder in info.host_labs else info.sizes_n:
                 rows.append({"student": record.student, "lab": folder, "type": dtype, "n": str(n),
                              "status": entry.verdict, "gpu": record.gpu_name, "date": record.date})
     return rows

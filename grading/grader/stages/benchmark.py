@@ -118,7 +118,7 @@ class ClassTiming:
         self.cache = cache  # the run's expected sums (the timing buffers' are computed once a run)
         self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
         self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
-                      for type_ in config.types for size in config.sizes]
+                      for type_ in config.types for size in (config.host_sizes if lab.host else config.sizes)]
         self._last: dict[str, tuple[dict, str]] = {}   # per part, the latest reference run: (by cell, device)
         self._last_at: dict[str, float] = {}            # per part, when it ended (time.monotonic())
         self.clock = time.monotonic
@@ -135,10 +135,12 @@ class ClassTiming:
 
     def _plan(self, items: list[str], part: str) -> str:
         """A part's timing plan: the host part's calls are [benchmark] host_samples (a host loop's calls
-        vary more from one to the next than a kernel's: policy.toml), the device part's samples."""
+        vary more from one to the next than a kernel's: policy.toml), the device part's samples, each
+        item cut short by its time budget (min_samples, budget_ms or host_budget_ms)."""
         samples = self.config.host_samples if part == HOST else self.config.samples
-        return self.tools.timing_plan(self.seed, items, samples, self.config.warmup,
-                                      self.config.call_timeout_s)
+        budget_ms = self.config.host_budget_ms if part == HOST else self.config.budget_ms
+        return self.tools.timing_plan(self.seed, items, samples, self.config.warmup, self.config.call_timeout_s,
+                                      min_samples=min(self.config.min_samples, samples), budget_ms=budget_ms)
 
     def _reference(self, part: str, cells: list[Cell]) -> tuple[dict, str, list[str]]:
         """A trusted run of the references of `cells` and the baselines of their sizes."""

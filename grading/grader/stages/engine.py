@@ -324,7 +324,9 @@ class Grader:
             submission=str(root), policy=self.policy.path, seed=str(self.seed), sandbox=self.tools.sandbox_status(),
             machine={"gpu": self.gpu, "sanitizer": self.sanitizer_ok}, ignored=submission.ignored, run=self.run,
             benchmark=BenchmarkInfo(types=list(bench.types), sizes=list(bench.sizes),
-                                    sizes_n=[benchmark.parse_size(s) for s in bench.sizes]))
+                                    sizes_n=[benchmark.parse_size(s) for s in bench.sizes],
+                                    host_sizes_n=[benchmark.parse_size(s) for s in bench.host_sizes],
+                                    host_labs=[lab.folder for lab in self.options.labs if lab.host]))
         if not self.gpu:
             record.notes.append(NO_GPU_MESSAGE)
         record.notes += [f"ignored: {path}" for path in submission.ignored]

@@ -118,10 +118,13 @@ class TimingRuns:
         reference_plan.unlink()
         return timed, reference
 
-    def timing_plan(self, seed: int, items: list[str], samples: int, warmup: int, call_timeout: float) -> str:
-        """The checker writes a timing plan; `items` are "id,lab,where,type,n[,module]"."""
+    def timing_plan(self, seed: int, items: list[str], samples: int, warmup: int, call_timeout: float,
+                    min_samples: int = 0, budget_ms: float = 0.0) -> str:
+        """The checker writes a timing plan; `items` are "id,lab,where,type,n[,module]". An item ends
+        after `min_samples` timed calls once they took `budget_ms` (0: every item its `samples`)."""
         argv = [str(self.manifest.checker), "timing-plan", f"--seed={seed}", f"--samples={samples}",
-                f"--warmup={warmup}", f"--call-timeout={call_timeout:g}", "--items=" + ";".join(items)]
+                f"--warmup={warmup}", f"--call-timeout={call_timeout:g}", f"--min-samples={min_samples or samples}",
+                f"--budget-ms={budget_ms:g}", "--items=" + ";".join(items)]
         result = self._trusted(argv)
         if result.returncode != 0:
             raise RuntimeError(f"the checker could not write a timing plan: {result.stderr.strip()}")

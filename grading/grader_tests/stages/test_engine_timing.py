@@ -168,7 +168,8 @@ class TestTimingParts(GradingCase):
 
     def test_the_host_part_is_timed_with_the_host_samples_and_the_device_part_with_the_samples(self):
         labs = [lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")]
-        config = dataclasses.replace(Policy.load(None).benchmark, samples=30, host_samples=120)
+        config = dataclasses.replace(Policy.load(None).benchmark, samples=30, host_samples=120, min_samples=4,
+                                     budget_ms=80.0, host_budget_ms=900.0, sizes=["2^22"], host_sizes=["2^18", "1000"])
         for paired in (True, False):
             tools = FakeToolchain({}, paired=paired)
             timing = benchmark.ClassTiming(tools, self.manifest, labs, config, 7, Path(self.tmp.name) / "timing",
@@ -185,6 +186,17 @@ class TestTimingParts(GradingCase):
             self.assertEqual(host, [120] * (2 if paired else 3), f"paired={paired}: the student's and the "
                                                                  "reference's, or before, the student's, after")
             self.assertEqual(device, [30] * 3, f"paired={paired}: before, the student's, after")
+            budgets = {(options[0], options[1], options[2][0]) for options, (_, folders) in zip(tools.budgets, tools.plans)
+                       if "01_host_sum" in folders}
+            self.assertEqual(budgets, {(4, 900.0, 1 << 18)}, "the host part: its budget, at host_sizes")
+            sizes = {n for options, (_, folders) in zip(tools.budgets, tools.plans) if "01_host_sum" in folders
+                     for n in options[2]}
+            self.assertEqual(sizes, {1 << 18, 1000})
+            device_budgets = {options[:2] for options, (_, folders) in zip(tools.budgets, tools.plans)
+                              if "02_atomic" in folders}
+            sizes = {n for options, (_, folders) in zip(tools.budgets, tools.plans) if "02_atomic" in folders
+                     for n in options[2]}
+            self.assertEqual((device_budgets, sizes), ({(4, 80.0)}, {1 << 22}), "the device part: its budget, at sizes")
 
 
 if __name__ == "__main__":

@@ -75,12 +75,15 @@ class PairedRun(unittest.TestCase):
         (self.cgroup / "freezer.state").write_text("THAWED\n", encoding="ascii")
         (self.cgroup / "cgroup.procs").write_text("", encoding="ascii")
         self.tools = Toolchain(self.manifest)
+        self.write_plans()
+
+    def write_plans(self, **budget):
         items = [f"t00{k + 1},{self.lab.folder},host,{t},100000,{self.manifest.reference_module(self.lab)}"
                  for k, t in enumerate(("int", "float"))]
         self.plans = []
         for name in ("student", "reference"):
             path = self.work / f"{name}.plan"
-            path.write_text(self.tools.timing_plan(5, items, CALLS - 2, 2, 20.0), encoding="utf-8")
+            path.write_text(self.tools.timing_plan(5, items, CALLS - 2, 2, 20.0, **budget), encoding="utf-8")
             self.plans.append(path)
 
     def tearDown(self):
@@ -127,6 +130,18 @@ class PairedRun(unittest.TestCase):
         self.assertEqual((self.cgroup / "freezer.state").read_text(encoding="ascii").strip(), "THAWED", "thawed at the end")
         self.assertEqual(len((self.cgroup / "cgroup.procs").read_text(encoding="ascii").split()), 1,
                          "the student's worker joined the cgroup, the reference's did not")
+
+    def test_a_spent_budget_ends_an_item_on_both_sides_at_the_same_call(self):
+        self.write_plans(min_samples=2, budget_ms=1e-6)   # every call outlasts 1 ns: 2 timed calls an item
+        done, student, reference, tokens = self.run_pair(self.cgroup, [self.cgroup])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for plan, text, token in zip(self.plans, (student, reference), tokens):
+            check = self.check(plan, text, token)
+            self.assertEqual((check.tampered, check.clock_error), ("", ""))
+            for item in check.items:
+                self.assertTrue(item.verified, item.problem)
+                self.assertEqual((item.samples, len(item.calls_us)), (2, 2))
+            self.assertEqual(len(windows(text)), 2 * (2 + 2), "each item: its warm-up and its 2 least calls")
 
     def test_a_freeze_that_fails_ends_the_students_timing_with_a_clock_error_and_the_reference_goes_on(self):
         (self.cgroup / "freezer.state").unlink()

@@ -57,21 +57,22 @@ class RealTimekeeper(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def _time(self, tools: Toolchain, sandboxed: bool):
+    def _time(self, tools: Toolchain, sandboxed: bool, **budget):
         module = self.work / self.lab.module_file
         shutil.copy(self.manifest.reference_module(self.lab), module)
         os.chmod(module, 0o644)
         items = [f"t00{k + 1},{self.lab.folder},host,{dtype},200000,{module}" for k, dtype in enumerate(("int", "float"))]
-        plan = tools.timing_plan(11, items, 6, 2, 20.0)
+        plan = tools.timing_plan(11, items, 6, 2, 20.0, **budget)
         return tools.time(plan, self.work, sandboxed, (module,), False, 120.0, 20.0, self.work / "expected.txt")
 
-    def _check(self, run) -> None:
+    def _check(self, run, samples: int = 6) -> None:
         self.assertIsNotNone(run.check, run.problem + run.process.stderr[-500:])
         self.assertEqual(run.check.inputs, "host")
         self.assertEqual(run.check.tampered, "")
         for timed in run.check.items:
             self.assertTrue(timed.verified, timed.problem)
-            self.assertEqual((timed.samples, timed.clocked, timed.inputs), (6, 6, "host"))
+            self.assertEqual((timed.samples, timed.clocked, timed.inputs), (samples, samples, "host"))
+            self.assertEqual(len(timed.calls_us), samples)
             # the clock's window holds the call itself: from go to report is at least what was claimed
             self.assertGreaterEqual(timed.window_us, timed.median_us * 0.5)
             self.assertGreaterEqual(timed.excess_us, 0.0)
@@ -79,6 +80,13 @@ class RealTimekeeper(unittest.TestCase):
 
     def test_a_trusted_run_is_clocked_call_by_call(self):
         self._check(self._time(Toolchain(self.manifest), sandboxed=False))
+
+    def test_a_spent_budget_ends_each_item_after_its_least_calls_and_the_next_item_goes_on(self):
+        # every call takes longer than a budget of 1 ns: each item ends after its 3 least timed calls
+        self._check(self._time(Toolchain(self.manifest), sandboxed=False, min_samples=3, budget_ms=1e-6), samples=3)
+
+    def test_a_budget_not_spent_leaves_every_call(self):
+        self._check(self._time(Toolchain(self.manifest), sandboxed=False, min_samples=3, budget_ms=60000.0))
 
     def test_a_sandboxed_run_is_clocked_from_outside_its_sandbox(self):
         sandbox = Sandbox.detect(hidden=(self.manifest.source_dir, self.manifest.binary_dir))

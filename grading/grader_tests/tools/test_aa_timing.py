@@ -52,6 +52,21 @@ class Calls(unittest.TestCase):
             self.assertEqual((aa_timing.samples_of(args, True), aa_timing.samples_of(args, False)), (12, 12))
 
 
+    def test_a_run_takes_the_grading_sizes_and_budgets_unless_told(self):
+        with tempfile.TemporaryDirectory() as folder:
+            policy = Path(folder) / "policy.toml"
+            policy.write_text('[benchmark]\nsizes = ["2^22"]\nhost_sizes = ["2^18", "2^19"]\nmin_samples = 7\n'
+                              'budget_ms = 50\nhost_budget_ms = 700\n', encoding="utf-8")
+            args = aa_timing.parse_args(["--policy", str(policy)])
+            self.assertEqual((aa_timing.sizes_of(args, True), aa_timing.sizes_of(args, False)),
+                             ([1 << 18, 1 << 19], [1 << 22]))
+            self.assertEqual(aa_timing.budget_of(args, True), {"min_samples": 7, "budget_ms": 700.0})
+            self.assertEqual(aa_timing.budget_of(args, False), {"min_samples": 7, "budget_ms": 50.0})
+            args = aa_timing.parse_args(["--policy", str(policy), "--sizes", "1000", "--samples", "5"])
+            self.assertEqual(aa_timing.sizes_of(args, True), [1000])
+            self.assertEqual(aa_timing.budget_of(args, True)["min_samples"], 5, "no more than the samples")
+
+
 class FirstCalls(unittest.TestCase):
     def test_a_runs_first_calls_give_the_ratio_a_shorter_run_would_have_given(self):
         def item(calls):
