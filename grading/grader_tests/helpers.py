@@ -95,7 +95,7 @@ class FakeToolchain:
         self.gpu = gpu
         self.sanitizer = sanitizer
         self.slow_ratio = slow_ratio
-        self.clocked_once: set[tuple[str, str]] = set()
+        self.noisy_timings: dict[tuple[str, str], int] = {}   # per (student, lab), its noisy timings so far
         self.calls: list[tuple] = []
         self.plans: list[tuple[int, tuple[str, ...]]] = []   # each timing plan's samples and its items' labs
         self.budgets: list[tuple[int, float, tuple[int, ...]]] = []   # each plan's min_samples, budget_ms, items' n
@@ -207,8 +207,8 @@ class FakeToolchain:
         reference, or slow_ratio x when the outcome says slow. Every call is reported 20 us beyond its
         claim on the timekeeper's clock; `clock` in the outcome adds that many us more (work the claim
         leaves out), `clock_cheat` claims a twentieth of the real time, `clock_once` is 5 ms late on its
-        first timing only (a noisy machine)."""
-        items, students = [], set()
+        first timing only (a noisy machine), `clock_noisy: K` on its first K timings."""
+        items, students, noisy_now = [], set(), {}
         for line in plan_text.splitlines():
             item_id, folder, where, dtype, n, *module = line.split(",")
             excess = 20.0
@@ -224,8 +224,10 @@ class FakeToolchain:
                     excess += outcome.get("clock", 0.0)
                     if outcome.get("clock_cheat"):
                         excess += median * 19
-                    if outcome.get("clock_once") and (student, folder) not in self.clocked_once:
-                        self.clocked_once.add((student, folder))   # a burst of noise on its first timing only
+                    if (student, folder) not in noisy_now:   # the lab's timings so far, this one not counted
+                        noisy_now[(student, folder)] = self.noisy_timings.get((student, folder), 0)
+                    if noisy_now[(student, folder)] < outcome.get("clock_noisy", 1 if outcome.get("clock_once") else 0):
+                        self.noisy_timings[(student, folder)] = noisy_now[(student, folder)] + 1   # noise, this timing
                         excess += 5000.0
             items.append(TimedItem(item_id, folder, dtype, int(n), 25, median, median * 0.99, median * 0.995,
                                    median * 1.005, True, "", inputs="host" if where == "host" else "shared",

@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # grading/
 
-from grader.stages.benchmark import paired_ratio, parse_size  # noqa: E402
+from grader.stages.benchmark import call_ratios, paired_ratio, parse_size  # noqa: E402
 from grader.sandbox.cpu_share import CpuShare  # noqa: E402
 from grader.manifest import GraderError, load_manifest  # noqa: E402
 from grader.policy import Policy  # noqa: E402
@@ -175,7 +175,8 @@ def main(argv=None) -> int:
         copies = copy_references(manifest, labs, work)
         host = [lab for lab in labs if lab.host] if paired else []
         first: dict[int, dict] = {k: {} for k in args.first}
-        found = measure_paired(tools, manifest, host, args, work, copies, first) if host else {}
+        calls: dict[tuple[str, str, int], list[list[float]]] = {}
+        found = measure_paired(tools, manifest, host, args, work, copies, first, calls) if host else {}
         runs = measure(tools, manifest, [lab for lab in labs if lab not in host], args, work, sandbox.enabled, copies)
         found.update(ratios(runs))
     finally:
@@ -184,8 +185,23 @@ def main(argv=None) -> int:
     for k, cells in first.items():
         print(f"over the first {k} calls of each paired run:\n" + summary(
             {cell: [v for v in values if v is not None] for cell, values in cells.items()}))
+    if calls:
+        runs = _benchmark_section(args.policy).host_runs
+        print(f"as a grading takes it ([benchmark] host_runs = {runs} paired runs, their calls pooled):\n"
+              + summary(pooled_ratios(calls, runs)))
     print(summary(found))
     return 0 if found else 2
+
+
+def pooled_ratios(calls: dict[tuple[str, str, int], list[list[float]]], runs: int) -> dict[tuple[str, str, int], list[float]]:
+    """Per cell, the ratio of each `runs` consecutive paired runs as a grading takes it: the median of
+    all their call-by-call ratios (benchmark.merge_paired). A last group short of `runs` is left out."""
+    found = {}
+    for cell, per_run in calls.items():
+        groups = [per_run[k:k + runs] for k in range(0, len(per_run) - runs + 1, runs)]
+        found[cell] = [statistics.median(r for run in group for r in run) for group in groups
+                       if any(group)]
+    return found
 
 
 def copy_references(manifest, labs, work: Path) -> dict[str, Path]:
@@ -204,8 +220,8 @@ def _items(labs, types, sizes, module_of) -> list[str]:
             for i, (lab, t, n) in enumerate(cells)]
 
 
-def measure_paired(tools, manifest, labs, args, work: Path, copies,
-                   first: dict[int, dict] | None = None) -> dict[tuple[str, str, int], list[float]]:
+def measure_paired(tools, manifest, labs, args, work: Path, copies, first: dict[int, dict] | None = None,
+                   calls: dict | None = None) -> dict[tuple[str, str, int], list[float]]:
     """Host labs: `rounds` paired runs, the copy against the reference call by call; per run and
     cell, the copy's median over the reference's. `first[k]` (for each k of --first) gets each run's
     ratio over its first k calls only: what a run of k calls would have said, on the same calls."""
@@ -231,6 +247,8 @@ def measure_paired(tools, manifest, labs, args, work: Path, copies,
             ratio = paired_ratio(item, trusted[cell]) if item.verified and cell in trusted else None
             if ratio is not None:
                 found.setdefault(cell, []).append(ratio)
+                if calls is not None:   # each run's call-by-call ratios, for pooled_ratios
+                    calls.setdefault(cell, []).append(call_ratios(item, trusted[cell]))
                 for k, cells in (first or {}).items():
                     cells.setdefault(cell, []).append(first_calls_ratio(item, trusted[cell], k))
                 line.append(f"{item.lab[:2]}{item.type[0]}{item.n}={item.median_us:.3f}/{trusted[cell].median_us:.3f}"

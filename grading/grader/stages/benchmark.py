@@ -142,8 +142,11 @@ class ClassTiming:
         return self.tools.timing_plan(self.seed, items, samples, self.config.warmup, self.config.call_timeout_s,
                                       min_samples=min(self.config.min_samples, samples), budget_ms=budget_ms)
 
-    def _reference(self, part: str, cells: list[Cell]) -> tuple[dict, str, list[str]]:
-        """A trusted run of the references of `cells` and the baselines of their sizes."""
+    def _reference(self, part: str) -> tuple[dict, str, list[str]]:
+        """A trusted run of the references of every cell of the part this grading times, and the
+        baselines of their sizes: whichever labs the next student passed, this run can be its "before"
+        (a run of one student's labs only could not be the next one's when that one passed others)."""
+        cells = [cell for cell in self.cells if self.labs[cell.lab].host == (part == HOST)]
         items, ids = _items(cells, self.manifest.reference_module, True, self.labs)
         run, problems = self._run(self._plan(items, part), False, (), part)
         self._last[part] = (_by_cell(run.check, ids), run.check.device if run.check else "")
@@ -189,19 +192,22 @@ class ClassTiming:
     def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
                            outcome: Outcome, turn) -> tuple[dict, dict, dict, list[str]]:
         """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
-        cell of it: a machine's passing noise (a late wake-up on a busy core) does not come back on
-        cue, time a lab keeps out of its claim does. The second timing stands, and has the machine
-        alone: nothing else of this grading runs then, on any core, so whatever shared the timing
-        core with the first (own_threads.py says what did) is not there again."""
-        for attempt in (1, 2):
-            with turn(part, alone=attempt == 2) as quiet:
-                if attempt == 2 or not (quiet or self._recent(part)):
+        cell of it: a machine's passing noise (a late wake-up on a busy core, a driver call of another
+        process) does not come back on cue, time a lab keeps out of its claim does, every time. Up to
+        [benchmark] clock_attempts timings; the last one stands. Each one after the first has the
+        machine alone: nothing else of this grading runs then, on any core, so whatever shared the
+        timing core with the first (own_threads.py says what did) is not there again."""
+        attempts = max(1, self.config.clock_attempts)
+        for attempt in range(1, attempts + 1):
+            with turn(part, alone=attempt > 1) as quiet:
+                if attempt > 1 or not (quiet or self._recent(part)):
                     self._last.pop(part, None)   # other work ran there since, long ago: measure a fresh "before"
                 runs = self._time_part(part, cells, labs, modules, outcome)
             contradicted = [cell for cell in cells if _cell_clock_problem(cell, *runs[:3], *self._slack())]
-            if not contradicted or attempt == 2:
+            if not contradicted or attempt == attempts:
                 return runs
-            outcome.problems.append(f"timed again: the grader's clock contradicted the first timing of "
+            which = "first" if attempt == 1 else "second" if attempt == 2 else f"timing {attempt}'s"
+            outcome.problems.append(f"timed again: the grader's clock contradicted the {which} timing of "
                                     f"{', '.join(sorted({cell.lab for cell in contradicted}))}")
         return runs
 
@@ -214,7 +220,7 @@ class ClassTiming:
         if last is not None and all((c.lab, c.type, c.n) in last[0] for c in cells):
             before, device = last
         else:
-            before, device, problems = self._reference(part, cells)
+            before, device, problems = self._reference(part)
             outcome.problems += problems
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
         readable = tuple(dict.fromkeys(modules[c.lab] for c in cells))
@@ -222,32 +228,81 @@ class ClassTiming:
         outcome.problems += problems
         outcome.program_output = program_output(run.process.stdout, run.process.stderr)
         own = _own(run, ids)
-        after, device_after, problems = self._reference(part, cells)
+        after, device_after, problems = self._reference(part)
         outcome.problems += problems
         return before, own, after, [device, device_after]
 
     def _time_paired(self, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
                      outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
-        """The host part in one paired run (toolchain.time_paired): the reference's calls and the
-        student's in turn, so the reference is "before" and there is no "after"."""
+        """The host part in [benchmark] host_runs paired runs (toolchain.time_paired): in each the
+        reference's calls and the student's in turn, so the reference is "before" and there is no
+        "after". A host loop's time also depends on its process (where its code and data fell: lab 01
+        at 2^20 on an H100 host, 2026-11-27, took 897 us in one process and 952 in another): several
+        pairs of processes, each pair's calls ratio by ratio, average that out (merge_paired)."""
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
         reference_items, _ = _items(cells, self.manifest.reference_module, False, labs)
-        run, reference = self.tools.time_paired(self._plan(items, HOST), self._plan(reference_items, HOST), self.work,
-                                                tuple(dict.fromkeys(modules[c.lab] for c in cells)),
-                                                self.config.timeout_s, self.config.call_timeout_s,
-                                                self.cache)
-        for timed, who in ((run, "student"), (reference, "reference")):
-            if timed.problem:
-                outcome.problems.append(timed.problem)
-            if timed.process.timed_out or timed.process.stalled:
-                outcome.problems.append(f"a timing run did not finish within its limit (paired: {who})")
-                break
-        outcome.program_output = program_output(run.process.stdout, run.process.stderr)
-        before, own = _by_cell(reference.check, ids), _own(run, ids, paired=True)
-        for key, item in own.items():
-            if key in before:
-                item.paired_ratio = paired_ratio(item, before[key])
+        plans = self._plan(items, HOST), self._plan(reference_items, HOST)
+        befores, owns, printed = [], [], []
+        for _ in range(max(1, self.config.host_runs)):
+            run, reference = self.tools.time_paired(*plans, self.work, tuple(dict.fromkeys(modules[c.lab] for c in cells)),
+                                                    self.config.timeout_s, self.config.call_timeout_s, self.cache)
+            ended = False
+            for timed, who in ((run, "student"), (reference, "reference")):
+                if timed.problem:
+                    outcome.problems.append(timed.problem)
+                if timed.process.timed_out or timed.process.stalled:
+                    outcome.problems.append(f"a timing run did not finish within its limit (paired: {who})")
+                    ended = True
+                    break
+            printed.append(program_output(run.process.stdout, run.process.stderr))
+            befores.append(_by_cell(reference.check, ids))
+            owns.append(_own(run, ids, paired=True))
+            spoiled = run.check is None or reference.check is None or run.check.tampered or run.check.clock_error
+            if ended or spoiled or run.problem or reference.problem:
+                break   # what went wrong once would again: the runs so far stand
+        outcome.program_output = next((text for text in printed if text), "")
+        before, own = merge_paired(befores, owns)
         return before, own, {}, []
+
+
+def merge_paired(befores: list[dict], owns: list[dict]) -> tuple[dict, dict]:
+    """Several paired runs' items as one per cell, each side's: every run's calls (their median, least
+    and quartiles), the clock's medians the median of the runs', and the student's paired_ratio the
+    median of every run's call-by-call ratios. A student's cell is usable only when it was in every
+    run and verified in each; a reference's cell only when it was verified in each."""
+    before, own = {}, {}
+    for merged, runs in ((before, befores), (own, owns)):
+        for key in dict.fromkeys(key for run in runs for key in run):
+            items = [run.get(key) for run in runs]
+            present = [item for item in items if item is not None]
+            calls = [us for item in present for us in item.calls_us if us is not None and us > 0]
+            first = present[0]
+            bad = next((item for item in present if not item.verified), None)
+            missing = len(present) < len(runs)
+            item = dataclasses.replace(first, calls_us=[us for item in present for us in item.calls_us],
+                                       samples=sum(item.samples for item in present), paired_ratio=None)
+            if calls:
+                quartiles = statistics.quantiles(calls, n=4) if len(calls) > 1 else [calls[0]] * 3
+                item.median_us, item.min_us, item.q1_us, item.q3_us = (statistics.median(calls), min(calls),
+                                                                       quartiles[0], quartiles[2])
+            for name in ("excess_us", "window_us", "prep_us"):
+                setattr(item, name, statistics.median(getattr(i, name) for i in present))
+            item.excess_min_us = min(i.excess_min_us for i in present)
+            item.clocked = sum(i.clocked for i in present)
+            item.verified = bad is None and not missing
+            item.problem = bad.problem if bad else "not timed in every paired run" if missing else ""
+            merged[key] = item
+    for key, item in own.items():
+        ratios = [ratio for run_before, run_own in zip(befores, owns) if key in run_before and key in run_own
+                  for ratio in call_ratios(run_own[key], run_before[key])]
+        if key in before and ratios:
+            item.paired_ratio = statistics.median(ratios)
+    return before, own
+
+
+def call_ratios(student: TimedItem, reference: TimedItem) -> list[float]:
+    """The student's call over the reference's call of the same number, for each number both reported."""
+    return [s / r for s, r in zip(student.calls_us, reference.calls_us) if s and r and s > 0 and r > 0]
 
 
 def paired_ratio(student: TimedItem, reference: TimedItem) -> float | None:
@@ -257,7 +312,7 @@ def paired_ratio(student: TimedItem, reference: TimedItem) -> float | None:
     each, both workers the reference's) it ranged 0.963 to 1.008 (int) and 0.987 to 1.015 (float)
     where this ranged 0.988 to 1.004 and 0.994 to 1.009 on the same calls. None when no call of that
     number was reported by both."""
-    ratios = [s / r for s, r in zip(student.calls_us, reference.calls_us) if s and r and s > 0 and r > 0]
+    ratios = call_ratios(student, reference)
     return statistics.median(ratios) if ratios else None
 
 

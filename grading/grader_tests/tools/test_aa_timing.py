@@ -2,7 +2,6 @@
 runs around it, the summary, and (REDUCTION_CHECKER set by CTest) a real round of lab 01's reference
 through the timekeeper, trusted on both sides (no sandbox uids: a grading beside it checks those)."""
 
-import argparse
 import contextlib
 import io
 import os
@@ -67,6 +66,14 @@ class Calls(unittest.TestCase):
             self.assertEqual(aa_timing.budget_of(args, True)["min_samples"], 5, "no more than the samples")
 
 
+class Pooled(unittest.TestCase):
+    def test_consecutive_runs_pool_their_calls_as_a_grading_does(self):
+        calls = {CELL: [[1.0, 1.0, 1.1], [1.2, 1.2, 1.2], [0.9, 0.9, 0.9], [1.0, 1.0, 1.0], [5.0]]}
+        pooled = aa_timing.pooled_ratios(calls, 2)[CELL]
+        self.assertEqual([round(v, 9) for v in pooled], [1.15, 0.95], "the median of 6 calls; the fifth run makes no group")
+        self.assertEqual(aa_timing.pooled_ratios(calls, 1)[CELL], [1.0, 1.2, 0.9, 1.0, 5.0])
+
+
 class FirstCalls(unittest.TestCase):
     def test_a_runs_first_calls_give_the_ratio_a_shorter_run_would_have_given(self):
         def item(calls):
@@ -96,7 +103,8 @@ class RealRound(unittest.TestCase):
         lab = next(lab for lab in manifest.labs if lab.host)
         if not manifest.reference_module(lab).is_file() or not manifest.timekeeper.is_file():
             self.skipTest("this build has no lab 01 reference or no timekeeper")
-        args = argparse.Namespace(rounds=1, sizes="2^16", types="int", samples=5, warmup=1)
+        args = aa_timing.parse_args(["--rounds", "1", "--sizes", "2^16", "--types", "int", "--samples", "5",
+                                     "--warmup", "1"])
         with tempfile.TemporaryDirectory(prefix="reduction-aa-test-") as work:
             os.chmod(work, 0o755)
             copies = aa_timing.copy_references(manifest, [lab], Path(work))
