@@ -47,26 +47,39 @@ __global__ void digest_words(const std::uint32_t* halves, std::size_t count, uns
 }  // namespace
 
 template <typename T>
-void write_input_on_device(T* d, Pattern pattern, std::size_t n, std::uint64_t seed) {
+void enqueue_input_on_device(T* d, Pattern pattern, std::size_t n, std::uint64_t seed) {
   static_assert(std::is_same_v<T, int> || std::is_same_v<T, float>);
   if (n == 0) return;
-  write_pattern<T><<<blocks_for(n), kThreads>>>(d, pattern, n, seed);
+  write_pattern<T><<<blocks_for(n), kThreads, 0, cudaStreamLegacy>>>(d, pattern, n, seed);
   REDUCTION_CHECK(cudaGetLastError());
+}
+
+template <typename T>
+void write_input_on_device(T* d, Pattern pattern, std::size_t n, std::uint64_t seed) {
+  enqueue_input_on_device(d, pattern, n, seed);
   REDUCTION_CHECK(cudaDeviceSynchronize());
 }
 
-std::uint64_t digest_on_device(const void* d, std::size_t bytes) {
-  std::uint64_t hash = grading::digest_start(bytes);
-  if (bytes == 0) return hash;
-  DeviceBuffer<unsigned long long> sum(1);
-  REDUCTION_CHECK(cudaMemset(sum.get(), 0, sizeof(unsigned long long)));
+void enqueue_digest(const void* d, std::size_t bytes, unsigned long long* sum) {
+  REDUCTION_CHECK(cudaMemsetAsync(sum, 0, sizeof(unsigned long long), cudaStreamLegacy));
+  if (bytes == 0) return;
   const std::size_t count = bytes / 4;
-  digest_words<<<blocks_for((count + 1) / 2), kThreads>>>(static_cast<const std::uint32_t*>(d), count, sum.get());
+  digest_words<<<blocks_for((count + 1) / 2), kThreads, 0, cudaStreamLegacy>>>(static_cast<const std::uint32_t*>(d),
+                                                                             count, sum);
   REDUCTION_CHECK(cudaGetLastError());
-  return hash + sum.download()[0];  // a blocking copy on the legacy stream: after the kernel
+}
+
+std::uint64_t digest_of_sum(std::size_t bytes, unsigned long long sum) { return grading::digest_start(bytes) + sum; }
+
+std::uint64_t digest_on_device(const void* d, std::size_t bytes) {
+  DeviceBuffer<unsigned long long> sum(1);
+  enqueue_digest(d, bytes, sum.get());
+  return digest_of_sum(bytes, sum.download()[0]);  // a blocking copy on the legacy stream: after the kernel
 }
 
 template void write_input_on_device<int>(int*, Pattern, std::size_t, std::uint64_t);
 template void write_input_on_device<float>(float*, Pattern, std::size_t, std::uint64_t);
+template void enqueue_input_on_device<int>(int*, Pattern, std::size_t, std::uint64_t);
+template void enqueue_input_on_device<float>(float*, Pattern, std::size_t, std::uint64_t);
 
 }  // namespace reduction::testing

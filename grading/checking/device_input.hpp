@@ -12,12 +12,20 @@
 
 namespace reduction::testing {
 
-// n values of `pattern` from `seed` at `d` (int or float); returns when they are written. Runs on
-// the legacy default stream.
+// n values of `pattern` from `seed` at `d` (int or float), on the legacy default stream; `enqueue`
+// returns at once, `write` when they are written.
+template <typename T>
+void enqueue_input_on_device(T* d, Pattern pattern, std::size_t n, std::uint64_t seed);
 template <typename T>
 void write_input_on_device(T* d, Pattern pattern, std::size_t n, std::uint64_t seed);
 
 // grading::digest_bytes of the `bytes` at `d` (4-byte aligned, a multiple of 4 bytes), on the device.
 std::uint64_t digest_on_device(const void* d, std::size_t bytes);
+
+// The same in two steps, so that a caller waits once for all its reads: the digest's sum enqueued on
+// the legacy default stream into the device word `sum`; then, once that word is read back,
+// digest_of_sum gives digest_on_device's value.
+void enqueue_digest(const void* d, std::size_t bytes, unsigned long long* sum);
+std::uint64_t digest_of_sum(std::size_t bytes, unsigned long long sum);
 
 }  // namespace reduction::testing

@@ -39,26 +39,89 @@ void report_scratch(const RunnerOptions& options, const std::string& what, const
   }
 }
 
-// The device side of one test: buffers sized for the largest input, reused for a second call.
-// In: the input's element type; Out: what the entry writes (the same for a sum; lab 12's moments
-// write a ReductionMoments).
+}  // namespace
+
+// The device buffers of a case and its stream. Allocated in this order, the input last: a read
+// past the input's end then lands outside any allocation, where memcheck sees it (inside a
+// neighbouring buffer it would look legal). The scratch comes poisoned, between its guards.
+struct CaseMemory {
+  CaseMemory(std::size_t output_bytes, std::size_t temp_bytes, std::size_t input_bytes)
+      : output(output_bytes), temp(temp_bytes), input(input_bytes) {}
+  bool holds(std::size_t output_bytes, std::size_t temp_bytes, std::size_t input_bytes) const {
+    return output.bytes() >= output_bytes && temp.capacity() >= temp_bytes && input.bytes() >= input_bytes;
+  }
+  DeviceBuffer<unsigned char> output;
+  GuardedScratch temp;
+  DeviceBuffer<unsigned char> input;
+  DeviceBuffer<unsigned long long> digest_sum{1};  // enqueue_digest's word
+  Stream stream;
+};
+
+namespace {
+
+// Pinned host memory for what a call writes before and reads after it: the copies are then enqueued
+// together and waited for once, before the call and once after (each wait of a run that shares the
+// GPU can be a turn of other processes' work). One a process, used by one call at a time.
+struct Staging {
+  unsigned char output_before[64];
+  unsigned char output[64];
+  unsigned char guard_before[kScratchGuardBytes];
+  unsigned char guard_after[kScratchGuardBytes];
+  unsigned long long digest_sum;
+};
+
+Staging& staging() {
+  static Staging* kept = [] {  // never freed: a static's destructor would run after CUDA's teardown
+    void* p = nullptr;
+    REDUCTION_CHECK(cudaMallocHost(&p, sizeof(Staging)));
+    return static_cast<Staging*>(p);
+  }();
+  return *kept;
+}
+
+// A case's memory (RunnerOptions::reuse_buffers): its own at exact sizes, or the runner's kept
+// memory with the scratch resized, poisoned and guarded anew; made again, larger, when the case
+// needs more than it holds (the old freed first: both need not fit at once).
+std::shared_ptr<CaseMemory> memory_for(std::size_t output_bytes, std::size_t temp_bytes, std::size_t input_bytes,
+                                       bool reuse, std::shared_ptr<CaseMemory>& kept) {
+  if (!reuse) return std::make_shared<CaseMemory>(output_bytes, temp_bytes, input_bytes);
+  if (kept && kept->holds(output_bytes, temp_bytes, input_bytes)) {
+    kept->temp.resize(temp_bytes);
+    return kept;
+  }
+  if (kept) {
+    output_bytes = std::max(output_bytes, kept->output.bytes());
+    input_bytes = std::max(input_bytes, kept->input.bytes());
+    const std::size_t needed = temp_bytes;
+    temp_bytes = std::max(temp_bytes, kept->temp.capacity());
+    kept.reset();
+    kept = std::make_shared<CaseMemory>(output_bytes, temp_bytes, input_bytes);
+    kept->temp.resize(needed);
+    return kept;
+  }
+  kept = std::make_shared<CaseMemory>(output_bytes, temp_bytes, input_bytes);
+  return kept;
+}
+
+// The device side of one test on n elements `offset` past an aligned start, reused for a second
+// call. In: the input's element type; Out: what the entry writes (the same for a sum; lab 12's
+// moments write a ReductionMoments). The slots before d_in hold 0xFF; a write just past the
+// scratch lands in a guard and fails the call here; one beyond the guard is memcheck's to see.
 template <typename In, typename Out = In>
 class DeviceCase {
  public:
-  // The input is allocated last, so that a read past its end lands outside any allocation,
-  // where memcheck sees it (inside a neighbouring buffer it would look legal). The scratch
-  // comes poisoned (0xFF: garbage, never zeros), between its guards: a write just past it lands
-  // in a guard and fails the call here; one beyond the guard is memcheck's to see.
-  DeviceCase(std::size_t n, std::size_t offset)
-      : output_(1), temp_(guaranteed_temp_storage_bytes(n)), input_(n + offset), offset_(offset) {
-    if (offset) REDUCTION_CHECK(cudaMemset(input_.get(), 0xFF, offset * sizeof(In)));  // the skipped slots
+  DeviceCase(std::size_t n, std::size_t offset, bool reuse, std::shared_ptr<CaseMemory>& kept)
+      : memory_(memory_for(sizeof(Out), guaranteed_temp_storage_bytes(n), std::max<std::size_t>(n + offset, 1) * sizeof(In),
+                           reuse, kept)),
+        offset_(offset) {
+    if (offset)  // the skipped slots, waited for with execute's other writes
+      REDUCTION_CHECK(cudaMemsetAsync(memory_->input.get(), 0xFF, offset * sizeof(In), cudaStreamLegacy));
   }
 
-  // `entry(d_in, n, d_out, d_temp, temp_bytes, stream)` calls the lab and returns its LabCallResult.
   template <typename Entry>
   LabRun<Out> call(const Entry& entry, const std::vector<In>& host_input, std::optional<Out> output_before,
                    bool check_input, const std::string& what, const RunnerOptions& options) {
-    In* d_in = input_.get() + offset_;
+    In* d_in = input() + offset_;
     REDUCTION_CHECK(cudaMemcpy(d_in, host_input.data(), host_input.size() * sizeof(In), cudaMemcpyHostToDevice));
     LabRun<Out> run = execute(entry, host_input.size(), output_before, what, options);
     if (check_input) {
@@ -76,45 +139,64 @@ class DeviceCase {
   LabRun<Out> call_generated(const Entry& entry, Pattern pattern, std::size_t n, std::uint64_t seed,
                              const std::string& what, const RunnerOptions& options) {
     static_assert(sizeof(In) == 4, "the device digest reads 4-byte elements");
-    In* d_in = input_.get() + offset_;
-    write_input_on_device(d_in, pattern, n, seed);
-    LabRun<Out> run = execute(entry, n, std::nullopt, what, options);
-    run.input_digest = digest_on_device(d_in, n * sizeof(In));
-    return run;
+    In* d_in = input() + offset_;
+    enqueue_input_on_device(d_in, pattern, n, seed);  // waited for with execute's other writes
+    return execute(entry, n, sentinel<Out>(), what, options, /*digest=*/true);
   }
 
  private:
-  // The call on d_in (already written), the output holding `output_before` (the sentinel when none).
+  In* input() const { return reinterpret_cast<In*>(memory_->input.get()); }
+  Out* output() const { return reinterpret_cast<Out*>(memory_->output.get()); }
+
+  // The call on d_in (written, or being written on the legacy stream), the output holding
+  // `output_before` (run_twice's second call: none, so that it keeps the first one's result); with
+  // `digest`, d_in's digest taken on the device after the call.
   template <typename Entry>
   LabRun<Out> execute(const Entry& entry, std::size_t n, std::optional<Out> output_before, const std::string& what,
-                      const RunnerOptions& options) {
-    In* d_in = input_.get() + offset_;
-    if (output_before) REDUCTION_CHECK(cudaMemcpy(output_.get(), &*output_before, sizeof(Out), cudaMemcpyHostToDevice));
-    temp_.arm(/*poison=*/false);  // fresh guards; a second call keeps the first one's scratch
-    // The copies, the guards and the scratch poisoning ran on the legacy default stream, which
-    // does not order itself with the lab's non-blocking stream (and a pageable cudaMemcpy may
-    // return before its DMA lands): wait for all of it before the lab runs.
+                      const RunnerOptions& options, bool digest = false) {
+    static_assert(sizeof(Out) <= sizeof(Staging::output), "Staging holds the output");
+    In* d_in = input() + offset_;
+    GuardedScratch& temp = memory_->temp;
+    Staging& staged = staging();
+    if (output_before) {
+      std::memcpy(staged.output_before, &*output_before, sizeof(Out));
+      REDUCTION_CHECK(cudaMemcpyAsync(output(), staged.output_before, sizeof(Out), cudaMemcpyHostToDevice,
+                                      cudaStreamLegacy));
+    }
+    temp.arm(/*poison=*/false);  // fresh guards; a second call keeps the first one's scratch
+    // The input, the output, the guards and the scratch poisoning were enqueued on the legacy
+    // default stream, which does not order itself with the lab's non-blocking stream: wait for
+    // all of it before the lab runs.
     REDUCTION_CHECK(cudaDeviceSynchronize());
     LabRun<Out> run;
+    const Stream& stream = memory_->stream;
     run_with_deadline(
         [&] {
-          const LabCallResult result = entry(d_in, n, output_.get(), temp_.get(), temp_.bytes(), stream_.get());
+          const LabCallResult result = entry(d_in, n, output(), temp.get(), temp.bytes(), stream.get());
           run.not_implemented = result.status == REDUCTION_LAB_NOT_IMPLEMENTED;
           run.message = result.message;
           if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
-          stream_.synchronize();
+          stream.synchronize();
         },
         options.call_seconds, what);
-    REDUCTION_CHECK(cudaMemcpy(&run.value, output_.get(), sizeof(Out), cudaMemcpyDeviceToHost));
-    run.scratch = temp_.inspect();  // synchronized above, outside the deadline's work
+    // The lab's stream is synchronized (outside the deadline's work from here): every read enqueued
+    // on the legacy stream, then one wait.
+    REDUCTION_CHECK(cudaMemcpyAsync(staged.output, output(), sizeof(Out), cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    temp.enqueue_read(staged.guard_before, staged.guard_after);
+    if (digest) {
+      enqueue_digest(d_in, n * sizeof(In), memory_->digest_sum.get());
+      REDUCTION_CHECK(cudaMemcpyAsync(&staged.digest_sum, memory_->digest_sum.get(), sizeof(staged.digest_sum),
+                                      cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    }
+    REDUCTION_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    std::memcpy(&run.value, staged.output, sizeof(Out));
+    run.scratch = temp.damage(staged.guard_before, staged.guard_after);
+    if (digest) run.input_digest = digest_of_sum(n * sizeof(In), staged.digest_sum);
     return run;
   }
 
-  DeviceBuffer<Out> output_;
-  GuardedScratch temp_;
-  DeviceBuffer<In> input_;
+  std::shared_ptr<CaseMemory> memory_;
   std::size_t offset_;
-  Stream stream_;
 };
 
 // The sum entry of `lab`, as DeviceCase::call wants it.
@@ -283,7 +365,7 @@ LabRun<T> LabRunner::run(const std::vector<T>& input, const std::string& what, b
   const T before = output_before.value_or(sentinel<T>());
   if (!options_.on_device) return host_call<T>(lab_, input, before, check_input, what, options_);
   auto run = guard_cuda(what, options_, [&] {
-    DeviceCase<T> device(input.size(), offset);
+    DeviceCase<T> device(input.size(), offset, options_.reuse_buffers, kept_);
     return device.call(sum_entry<T>(lab_), input, before, check_input, what, options_);
   });
   report_scratch(options_, what, std::vector<LabRun<T>>{run});
@@ -295,7 +377,7 @@ LabRun<T> LabRunner::run_generated(Pattern pattern, std::size_t n, std::uint64_t
                                    std::size_t offset) const {
   if (!options_.on_device) throw std::logic_error("run_generated: the input is written on the device");
   auto run = guard_cuda(what, options_, [&] {
-    DeviceCase<T> device(n, offset);
+    DeviceCase<T> device(n, offset, options_.reuse_buffers, kept_);
     return device.call_generated(sum_entry<T>(lab_), pattern, n, seed, what, options_);
   });
   report_scratch(options_, what, std::vector<LabRun<T>>{run});
@@ -311,7 +393,7 @@ std::pair<LabRun<T>, LabRun<T>> LabRunner::run_twice(const std::vector<T>& first
     return {a, b};
   }
   auto runs = guard_cuda(what, options_, [&] {
-    DeviceCase<T> device(std::max(first.size(), second.size()), 0);
+    DeviceCase<T> device(std::max(first.size(), second.size()), 0, options_.reuse_buffers, kept_);
     auto a = device.call(sum_entry<T>(lab_), first, sentinel<T>(), false, what, options_);
     auto b = device.call(sum_entry<T>(lab_), second, std::nullopt, false, what, options_);  // output keeps a's result
     return std::make_pair(a, b);
@@ -346,7 +428,7 @@ LabRun<T> LabRunner::run_operator(ReductionOperator op, const std::vector<T>& in
                                   std::size_t offset) const {
   if (!options_.on_device) throw std::logic_error("the operator entry is for device labs only");
   auto run = guard_cuda(what, options_, [&] {
-    DeviceCase<T> device(input.size(), offset);
+    DeviceCase<T> device(input.size(), offset, options_.reuse_buffers, kept_);
     const auto entry = [&](const T* in, std::size_t n, T* out, void* temp, std::size_t temp_bytes, cudaStream_t s) {
       return lab_.reduce<T>(op, in, n, out, temp, temp_bytes, s);
     };
@@ -360,7 +442,7 @@ LabRun<ReductionMoments> LabRunner::run_moments(const std::vector<float>& input,
                                                 std::size_t offset) const {
   if (!options_.on_device) throw std::logic_error("the operator entry is for device labs only");
   auto run = guard_cuda(what, options_, [&] {
-    DeviceCase<float, ReductionMoments> device(input.size(), offset);
+    DeviceCase<float, ReductionMoments> device(input.size(), offset, options_.reuse_buffers, kept_);
     const auto entry = [&](const float* in, std::size_t n, ReductionMoments* out, void* temp, std::size_t temp_bytes,
                            cudaStream_t s) { return lab_.moments(in, n, out, temp, temp_bytes, s); };
     return device.call(entry, input, sentinel<ReductionMoments>(), /*check_input=*/true, what, options_);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +47,14 @@ struct RunnerOptions {
   bool on_device = true;        // where the lab runs (the grader says so; the tests ask the module)
   FatalHandler on_fatal;        // empty: the default above
   ScratchHandler on_scratch_overrun;  // empty: only LabRun::scratch says so
+  // One set of device buffers and one stream for the runner's single-call cases, kept from case to
+  // case and grown when one needs more (the grader's test runs: no allocation, free or stream per
+  // call). Off: each case allocates its own at exact sizes, the input last, so that a read past
+  // the input's end lands outside any allocation, where compute-sanitizer memcheck sees it.
+  bool reuse_buffers = false;
 };
+
+struct CaseMemory;  // a case's device buffers (lab_runner.cpp)
 
 // The tests' options: the module says where it runs; REDUCTION_CALL_TIMEOUT_S, else 60 s, a call.
 RunnerOptions test_runner_options(const LabModule& lab);
@@ -100,6 +108,7 @@ class LabRunner {
  private:
   const LabModule& lab_;
   RunnerOptions options_;
+  mutable std::shared_ptr<CaseMemory> kept_;  // with reuse_buffers: the buffers lent to each case
 };
 
 template <typename T>

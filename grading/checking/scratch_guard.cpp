@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 namespace reduction::testing {
@@ -15,6 +16,19 @@ const std::vector<unsigned char>& guard_pattern() {
     std::vector<unsigned char> bytes(kScratchGuardBytes);
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = scratch_guard_byte(i);
     return bytes;
+  }();
+  return pattern;
+}
+
+// The pattern in device memory, written once a process: arming a guard is then a device-to-device
+// copy, with no wait for the host. Kept for the process's life (a static's destructor would run
+// after CUDA's own teardown).
+const unsigned char* device_guard_pattern() {
+  static const unsigned char* pattern = [] {
+    void* p = nullptr;
+    REDUCTION_CHECK(cudaMalloc(&p, kScratchGuardBytes));
+    REDUCTION_CHECK(cudaMemcpy(p, guard_pattern().data(), kScratchGuardBytes, cudaMemcpyHostToDevice));
+    return static_cast<const unsigned char*>(p);
   }();
   return pattern;
 }
@@ -96,13 +110,19 @@ GuardedScratch::GuardedScratch(std::size_t bytes) : memory_(2 * kScratchGuardByt
   arm(/*poison=*/true);
 }
 
+void GuardedScratch::resize(std::size_t bytes) {
+  if (bytes > capacity()) throw std::invalid_argument("GuardedScratch::resize: more than the allocation holds");
+  bytes_ = bytes;
+  arm(/*poison=*/true);
+}
+
 void GuardedScratch::arm(bool poison) {
   unsigned char* base = memory_.get();
-  const auto& pattern = guard_pattern();
-  REDUCTION_CHECK(cudaMemcpy(base, pattern.data(), kScratchGuardBytes, cudaMemcpyHostToDevice));
-  REDUCTION_CHECK(cudaMemcpy(base + kScratchGuardBytes + bytes_, pattern.data(), kScratchGuardBytes,
-                             cudaMemcpyHostToDevice));
-  if (poison) REDUCTION_CHECK(cudaMemset(base + kScratchGuardBytes, 0xFF, bytes_));
+  const unsigned char* pattern = device_guard_pattern();
+  REDUCTION_CHECK(cudaMemcpyAsync(base, pattern, kScratchGuardBytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+  REDUCTION_CHECK(cudaMemcpyAsync(base + kScratchGuardBytes + bytes_, pattern, kScratchGuardBytes,
+                                  cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+  if (poison) REDUCTION_CHECK(cudaMemsetAsync(base + kScratchGuardBytes, 0xFF, bytes_, cudaStreamLegacy));
 }
 
 ScratchDamage GuardedScratch::inspect() const {
@@ -111,8 +131,19 @@ ScratchDamage GuardedScratch::inspect() const {
   REDUCTION_CHECK(cudaMemcpy(before.data(), base, kScratchGuardBytes, cudaMemcpyDeviceToHost));
   REDUCTION_CHECK(cudaMemcpy(after.data(), base + kScratchGuardBytes + bytes_, kScratchGuardBytes,
                              cudaMemcpyDeviceToHost));
-  return {bytes_, inspect_guard(before.data(), before.size(), GuardSide::before),
-          inspect_guard(after.data(), after.size(), GuardSide::after)};
+  return damage(before.data(), after.data());
+}
+
+void GuardedScratch::enqueue_read(unsigned char* before, unsigned char* after) const {
+  const unsigned char* base = memory_.get();
+  REDUCTION_CHECK(cudaMemcpyAsync(before, base, kScratchGuardBytes, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+  REDUCTION_CHECK(cudaMemcpyAsync(after, base + kScratchGuardBytes + bytes_, kScratchGuardBytes,
+                                  cudaMemcpyDeviceToHost, cudaStreamLegacy));
+}
+
+ScratchDamage GuardedScratch::damage(const unsigned char* before, const unsigned char* after) const {
+  return {bytes_, inspect_guard(before, kScratchGuardBytes, GuardSide::before),
+          inspect_guard(after, kScratchGuardBytes, GuardSide::after)};
 }
 
 }  // namespace reduction::testing

@@ -68,12 +68,23 @@ class GuardedScratch {
   explicit GuardedScratch(std::size_t bytes);
   void* get() const noexcept { return memory_.get() + kScratchGuardBytes; }  // d_temp_storage
   std::size_t bytes() const noexcept { return bytes_; }                       // temp_storage_bytes
+  std::size_t capacity() const noexcept { return memory_.bytes() - 2 * kScratchGuardBytes; }
+
+  // The same allocation lent to the next call: a scratch of `bytes` (at most capacity()), the guard
+  // after it moved to d_temp_storage + bytes, armed and poisoned as a new one.
+  void resize(std::size_t bytes);
 
   // Writes the pattern into both guards and, with `poison`, 0xFF into the scratch (garbage, never
-  // zeros). Legacy-stream copies: synchronize the device before the lab runs.
+  // zeros): device-to-device copies and a memset enqueued on the legacy stream, returning at once.
+  // Synchronize the device before the lab runs.
   void arm(bool poison);
   // Reads both guards back (a blocking copy). Only once the lab's work has been synchronized.
   ScratchDamage inspect() const;
+  // The same in two steps, so that a caller waits once for all its reads: both guards' copies to
+  // `before` and `after` (kScratchGuardBytes each, pinned host memory) enqueued on the legacy
+  // stream; once it is synchronized, damage() judges them.
+  void enqueue_read(unsigned char* before, unsigned char* after) const;
+  ScratchDamage damage(const unsigned char* before, const unsigned char* after) const;
 
  private:
   DeviceBuffer<unsigned char> memory_;

@@ -50,6 +50,7 @@ struct Args {
   int report_fd = -1;  // none: the report is dropped (a run under compute-sanitizer, or by hand)
   int token_fd = -1;
   std::optional<FileIdentity> sanitizer_log;  // compute-sanitizer's log pipe: closed before the module loads
+  bool reuse_buffers = false;  // RunnerOptions::reuse_buffers (a test run's; never under a sanitizer)
   bool bad_log = false;
 };
 
@@ -73,6 +74,7 @@ std::optional<Args> parse_args(int argc, char** argv) {
     else if (auto v = value("--call-timeout")) args.call_timeout_s = std::strtod(v->c_str(), nullptr);
     else if (auto v = value(REDUCTION_REPORT_FD_FLAG)) args.report_fd = parse_fd(*v);
     else if (auto v = value(REDUCTION_TOKEN_FD_FLAG)) args.token_fd = parse_fd(*v);
+    else if (arg == REDUCTION_REUSE_BUFFERS_FLAG) args.reuse_buffers = true;
     else if (auto v = value(REDUCTION_CLOSE_SANITIZER_LOG_FLAG)) {
       args.sanitizer_log = parse_file_identity(*v);
       args.bad_log = !args.sanitizer_log;
@@ -82,7 +84,7 @@ std::optional<Args> parse_args(int argc, char** argv) {
     if (lab.lab.empty() || lab.expect.empty() || lab.plan.empty()) return std::nullopt;
   if (args.labs.empty() ||
       (args.where != "device" && args.where != "host") || !(args.call_timeout_s > 0) || args.report_fd < -1 ||
-      args.token_fd < -1 || args.bad_log)
+      args.token_fd < -1 || args.bad_log || (args.reuse_buffers && args.sanitizer_log))
     return std::nullopt;
   return args;
 }
@@ -221,6 +223,7 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
     testing::RunnerOptions options;
     options.call_seconds = args.call_timeout_s;
     options.on_device = on_device;
+    options.reuse_buffers = args.reuse_buffers;
     std::string current;
     options.on_fatal = [&current, &report](const std::string&, const std::string& message) {
       report.emit("observed", {{"case", current}, {"status", "error"}, {"message", message}});
@@ -246,7 +249,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --plan=FILE [--lab=... --expect=... --plan=... "
                          "(several: one after another)] --where=device|host "
                          "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] "
-                         "[" REDUCTION_CLOSE_SANITIZER_LOG_FLAG "=DEV:INO]\n",
+                         "[" REDUCTION_CLOSE_SANITIZER_LOG_FLAG "=DEV:INO | " REDUCTION_REUSE_BUFFERS_FLAG "]\n",
                  argv[0]);
     return reduction::grading::kUsageExitCode;
   }

@@ -22,6 +22,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..contract import REUSE_BUFFERS_FLAG
 from ..judge.checks import TestCheck, parse_device_check, parse_test_check
 from ..judge.compile_view import Seen, compile_view, missing_files, outside_view
 from ..judge.libraries import (CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies,
@@ -339,7 +340,8 @@ class Toolchain(TimingRuns):
                   call_timeout: float) -> tuple[ProcessResult, TestCheck | None]:
         """The runner in the sandbox, then the trusted checker on what it printed."""
         with Channel() as channel:
-            run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout) + channel.argv(),
+            run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout) + [REUSE_BUFFERS_FLAG]
+                                  + channel.argv(),
                                   self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10,
                                   channel=channel, group=student)
         checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}")
@@ -359,7 +361,7 @@ class Toolchain(TimingRuns):
         where, groups, read_only = self._several(labs)
         with Channel() as channel:
             argv = [str(self.manifest.observer), *groups, f"--where={where}", f"--call-timeout={call_timeout:g}",
-                    *channel.argv()]
+                    REUSE_BUFFERS_FLAG, *channel.argv()]
             run = self._sandboxed(argv, self._run_view((self.manifest.observer, *read_only), where == "device"),
                                   timeout, stall_s=call_timeout + 10, channel=channel, group=student)
         checks = {}
