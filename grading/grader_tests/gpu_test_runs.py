@@ -82,7 +82,10 @@ class GpuTestRuns(unittest.TestCase):
         self.assertEqual((check.correct, check.wrong), (len(CASES), 0), check)
 
 
-if __name__ == "__main__":
-    result = unittest.main(exit=False).result
-    skipped = result.testsRun and len(result.skipped) == result.testsRun
-    sys.exit(SKIP_CODE if skipped else (0 if result.wasSuccessful() else 1))
+if __name__ == "__main__":   # the skip code (CTest's SKIP_RETURN_CODE) when every test was skipped, with why
+    result = unittest.main(exit=False, verbosity=2).result
+    for _test, why in result.skipped:
+        print(f"SKIPPED: {why}")
+    if not result.wasSuccessful():
+        sys.exit(1)
+    sys.exit(SKIP_CODE if result.testsRun and len(result.skipped) == result.testsRun else 0)
