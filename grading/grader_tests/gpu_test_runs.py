@@ -7,15 +7,15 @@ checker; the scratch-overrun fixture is the one lab05.scratch_overrun.guard_catc
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-from grader.contract import REUSE_BUFFERS_FLAG, SKIP_CODE
+from grader.contract import REUSE_BUFFERS_FLAG
 from grader.manifest import load_manifest
 from grader.sandbox.bubblewrap import Sandbox
 from grader.stages.toolchain import Toolchain
+from grader_tests.helpers import main_with_skip_code
 
 # Large first, then smaller: a kept scratch is then larger than the later cases' temp_storage_bytes,
 # and only a guard moved to each case's own end sees a write just past it.
@@ -82,10 +82,5 @@ class GpuTestRuns(unittest.TestCase):
         self.assertEqual((check.correct, check.wrong), (len(CASES), 0), check)
 
 
-if __name__ == "__main__":   # the skip code (CTest's SKIP_RETURN_CODE) when every test was skipped, with why
-    result = unittest.main(exit=False, verbosity=2).result
-    for _test, why in result.skipped:
-        print(f"SKIPPED: {why}")
-    if not result.wasSuccessful():
-        sys.exit(1)
-    sys.exit(SKIP_CODE if result.testsRun and len(result.skipped) == result.testsRun else 0)
+if __name__ == "__main__":
+    main_with_skip_code()

@@ -7,14 +7,12 @@ set by CTest, names the build's checker."""
 import os
 import shutil
 import subprocess
-import sys
-import unittest
 from pathlib import Path
 
 from grader.stages.benchmark import clock_problem
-from grader.contract import SKIP_CODE
 from grader.sandbox.bubblewrap import Sandbox
 from grader.stages.toolchain import Toolchain
+from grader_tests.helpers import main_with_skip_code
 from grader_tests.stages import test_timekeeper as host_tests  # a module: its TestCase is not collected here again
 
 
@@ -64,10 +62,5 @@ class GpuTimekeeper(host_tests.RealTimekeeper):
 for _name in [n for n in vars(host_tests.RealTimekeeper) if n.startswith("test_")]:
     setattr(GpuTimekeeper, _name, None)
 
-if __name__ == "__main__":   # the skip code (CTest's SKIP_RETURN_CODE) when every test was skipped, with why
-    result = unittest.main(exit=False, verbosity=2).result
-    for _test, why in result.skipped:
-        print(f"SKIPPED: {why}")
-    if not result.wasSuccessful():
-        sys.exit(1)
-    sys.exit(SKIP_CODE if result.testsRun and len(result.skipped) == result.testsRun else 0)
+if __name__ == "__main__":
+    main_with_skip_code()

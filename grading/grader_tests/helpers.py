@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import unittest
 from pathlib import Path
 
 GRADING = Path(__file__).resolve().parent.parent
@@ -19,6 +20,18 @@ from grader.manifest import Lab, Manifest  # noqa: E402
 from grader.stages.timing_runs import TimingRun  # noqa: E402
 from grader.stages.toolchain import CompileRun  # noqa: E402
 from grader.sandbox.process import ProcessResult  # noqa: E402
+from grader.contract import SKIP_CODE  # noqa: E402
+
+
+def main_with_skip_code() -> None:
+    """A CTest entry's unittest main (a GPU test module run with -m): why each test was skipped on a
+    line of its own, and the skip code (CTest's SKIP_RETURN_CODE) when every test was skipped."""
+    result = unittest.main(exit=False, verbosity=2).result
+    for _test, why in result.skipped:
+        print(f"SKIPPED: {why}")
+    if not result.wasSuccessful():
+        sys.exit(1)
+    sys.exit(SKIP_CODE if result.testsRun and len(result.skipped) == result.testsRun else 0)
 
 
 def fixture(name: str, timed_out: bool = False, timeout_s: float | None = None) -> ProcessResult:
