@@ -187,6 +187,17 @@ A student's timing is bracketed by two trusted runs of the references, and the r
 student is the next one's "before" when nothing ran on the GPU between them, or when it ended at
 most this many seconds ago: in a pipelined class other students' test runs always come between,
 and a fresh "before" costs a whole reference run per student. 0: only when nothing ran between.""")
+    students_per_reference: int = setting(4, low=1, high=16, before="""\
+The "after" of several students' device parts in a row is one reference run: when another student
+waits for the GPU's timing turn as one's device part ends, its "after" is the reference run that ends
+the row (at most this many students), which is also the next one's "before". Each student's ratio is
+still its median over the mean of the reference runs just before and just after it, with nothing
+but timing runs between them. 1: a reference run after every student.""")
+    host_part_holds_gpu: bool = setting(False, before="""\
+The host part's timing (lab 01, on the timing core, no GPU) holds the cores and, with this, the GPU
+too: no other student's GPU test or sanitizer run beside it. false: they go on beside it on the other
+cores; compiles and the host lab's test runs never do. Timing runs, host or device, are one at a time
+either way (they share the timing core).""")
     timeout_s: float = setting(900.0, "wall clock for one timing run", low=1)
     call_timeout_s: float = setting(20.0, "one timed call", low=1)
     clock_slack_us: float = setting(25.0, low=0, before="""\

@@ -28,8 +28,10 @@ ratio is taken call by call (paired_ratio).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import statistics
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +40,7 @@ from ..judge.checks import TimedItem, TimingCheck, quote_module_message
 from ..manifest import Lab, Manifest
 from ..outputs.program_output import program_output
 from ..outputs.records import LabBenchmark
+from ..sandbox.process import stopping
 from ..settings import BenchmarkSettings
 
 CONTRADICTED = "CONTRADICTED"   # timings.csv status: the timekeeper's clock contradicts the claimed times
@@ -123,6 +126,15 @@ class ClassTiming:
         self._last_at: dict[str, float] = {}            # per part, when it ended (time.monotonic())
         self.clock = time.monotonic
         self.problems: list[str] = []
+        # A row of students' device runs closed by one reference run (students_per_reference): every
+        # reference run of a part is numbered, and a student whose "after" is the next one waits for it.
+        self._row = threading.Condition()
+        self._done: dict[str, int] = {}                  # per part, reference runs ended so far
+        self._ended: dict[tuple[str, int], tuple[dict, str, list[str]]] = {}   # (part, number): the run
+        self._in_row: dict[str, int] = {}                # per part, students waiting for the run that ends the row
+        self._in_turn: dict[str, int] = {}               # per part, threads in a timing turn of it now
+        self.row_wait_s = 1.0                            # how often a student waiting for its "after" looks
+        self.waiting = lambda part: 0                    # students waiting for a turn of the part (time_student)
 
     def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str):
         # A host part's runs get no GPU, as the host lab's test runs: nothing of it runs on the GPU.
@@ -151,14 +163,23 @@ class ClassTiming:
         run, problems = self._run(self._plan(items, part), False, (), part)
         self._last[part] = (_by_cell(run.check, ids), run.check.device if run.check else "")
         self._last_at[part] = self.clock()
+        with self._row:   # the "after" of every student of the row waiting for it
+            number = self._done.get(part, 0) + 1
+            self._ended[(part, number)] = (*self._last[part], problems)
+            self._ended.pop((part, number - 64), None)
+            self._done[part], self._in_row[part] = number, 0
+            self._row.notify_all()
         return self._last[part][0], self._last[part][1], problems
 
-    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn) -> Outcome:
+    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn,
+                     waiting=lambda part: 0) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
         runs, part by part. `turn(part, alone)` is a context manager that has the machine ready for timing
         that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
         turn: only then is the previous student's run after, when it timed every lab needed, this
-        student's run before."""
+        student's run before. `waiting(part)`: how many students wait for a turn of that part now; the
+        device part's "after" is then the reference run that ends their row (students_per_reference)."""
+        self.waiting = waiting
         outcome = Outcome()
         wanted = {lab.folder for lab in passed}
         labs = {lab.folder: lab for lab in passed}
@@ -199,10 +220,13 @@ class ClassTiming:
         timing core with the first (own_threads.py says what did) is not there again."""
         attempts = max(1, self.config.clock_attempts)
         for attempt in range(1, attempts + 1):
-            with turn(part, alone=attempt > 1) as quiet:
+            with turn(part, alone=attempt > 1) as quiet, self._turn_of(part):
                 if attempt > 1 or not (quiet or self._recent(part)):
                     self._last.pop(part, None)   # other work ran there since, long ago: measure a fresh "before"
-                runs = self._time_part(part, cells, labs, modules, outcome)
+                runs = self._time_part(part, cells, labs, modules, outcome, row=attempt == 1)
+            if isinstance(runs[2], int):   # its "after" is the run that ends the row
+                after, device = self._after_row(part, runs[2], outcome, turn)
+                runs = (runs[0], runs[1], after, runs[3] + device)
             contradicted = [cell for cell in cells if _cell_clock_problem(cell, *runs[:3], *self._slack())]
             if not contradicted or attempt == attempts:
                 return runs
@@ -211,9 +235,54 @@ class ClassTiming:
                                     f"{', '.join(sorted({cell.lab for cell in contradicted}))}")
         return runs
 
+    @contextlib.contextmanager
+    def _turn_of(self, part: str):
+        with self._row:
+            self._in_turn[part] = self._in_turn.get(part, 0) + 1
+        try:
+            yield
+        finally:
+            with self._row:
+                self._in_turn[part] -= 1
+                self._row.notify_all()
+
+    def _joins_row(self, part: str) -> int | None:
+        """The number of the reference run that will be this student's "after", when its device run may
+        leave it to the next student's turn: another student waits for one, and the row is not full."""
+        with self._row:
+            if (part != DEVICE or self.waiting(part) <= 0
+                    or self._in_row.get(part, 0) + 1 >= self.config.students_per_reference):
+                return None
+            self._in_row[part] = self._in_row.get(part, 0) + 1
+            return self._done.get(part, 0) + 1
+
+    def _after_row(self, part: str, number: int, outcome: Outcome, turn) -> tuple[dict, list[str]]:
+        """The "after" of a student whose device run joined a row: reference run `number`, measured at
+        the end of a later turn. When no turn of the part is held or asked for (the row's last student
+        stopped short of its reference run), this student measures it in a turn of its own."""
+        idle_looks = 0
+        with self._row:
+            while self._done.get(part, 0) < number and idle_looks < 2 and not stopping():
+                idle = not self._in_turn.get(part, 0) and self.waiting(part) <= 0
+                idle_looks = idle_looks + 1 if idle else 0
+                self._row.wait(self.row_wait_s)
+            ended = self._ended.get((part, number)) if self._done.get(part, 0) >= number else None
+        if ended is None and not stopping():
+            with turn(part, alone=False), self._turn_of(part):
+                with self._row:
+                    done = self._done.get(part, 0)
+                ended = self._ended.get((part, number)) if done >= number else (*self._reference(part),)
+        if ended is None:
+            outcome.problems.append("no reference run after the student's: the grader stopped")
+            return {}, []
+        after, device, problems = ended
+        outcome.problems += problems
+        return after, [device]
+
     def _time_part(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
-                   outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
-        """Before, the student's own, after (by cell) and the devices named, of one part."""
+                   outcome: Outcome, row: bool = False) -> tuple[dict, dict, dict | int, list[str]]:
+        """Before, the student's own, after (by cell) and the devices named, of one part. With `row`, the
+        "after" may be left to a later turn: then it is the number of the reference run to wait for."""
         if part == HOST and self.tools.pairs_host_timing:
             return self._time_paired(cells, labs, modules, outcome)
         last = self._last.get(part)
@@ -228,6 +297,9 @@ class ClassTiming:
         outcome.problems += problems
         outcome.program_output = program_output(run.process.stdout, run.process.stderr)
         own = _own(run, ids)
+        number = self._joins_row(part) if row else None
+        if number is not None:
+            return before, own, number, [device]
         after, device_after, problems = self._reference(part)
         outcome.problems += problems
         return before, own, after, [device, device_after]

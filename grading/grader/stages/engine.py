@@ -56,7 +56,7 @@ from ..sandbox.cpu_share import CpuShare
 from ..sandbox.process import Stopping, stopping
 from .base import pool
 from .compile_cache import CACHE_FOLDER, CompileCache
-from .gpu_gate import CPU_RANK, GPU_RANK, Gate
+from .gpu_gate import CPU_RANK, GPU_RANK, LANE_RANK, Gate
 from .neighbours import Neighbours
 from .runs import Runs
 
@@ -121,7 +121,8 @@ class Grader:
         self.sanitizer_plans: dict[str, Path] = {}
         self.expectations = Path()
         self.timing: benchmark.ClassTiming | None = None
-        # Lock order (gpu_gate.py): compile slots, CPU gate, GPU gate, GPU slots.
+        # Lock order (gpu_gate.py): compile slots, timing lane, CPU gate, GPU gate, GPU slots.
+        self.timing_lane = Gate("timing lane", LANE_RANK)
         self.cpu_gate = Gate("CPU", CPU_RANK)
         self.gpu_gate = Gate("GPU", GPU_RANK)
         self.compile_slots = threading.Semaphore(max(1, options.jobs))

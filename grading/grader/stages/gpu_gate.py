@@ -10,12 +10,18 @@ Who holds what (engine.py):
 - the CPU gate, shared: compiles and the host lab's test runs; exclusive: the timing of host items
   (lab 01) and a run again alone;
 - the GPU gate, shared: GPU test and sanitizer runs (up to [tests] concurrency); exclusive: every
-  timing run and a run again alone.
+  device timing run, a run again alone, and the host items' timing where [benchmark]
+  host_part_holds_gpu says so (idle there: its runs have no GPU).
 So a ratio measured while a class is graded means what it means for one student: the host items are
-timed with nothing else on the cores or the GPU, the device items with nothing else on the GPU while
-other students' compiles go on (they do not move a GPU time, and they keep the class moving).
+timed with no compile and no host test run on the cores, the device items with nothing else on the
+GPU while other students' compiles go on (they do not move a GPU time, and they keep the class moving).
 
-Lock order: the compile slots, then the CPU gate, then the GPU gate, then the GPU's [tests] slots.
+A third gate, the timing lane, is only ever held exclusive: every timing turn, host or device, holds
+it, because every timing run uses the one timing core (cpu_share.py). It is taken first, so a turn
+waiting for the lane holds neither the cores nor the GPU, which go on serving other students' runs.
+
+Lock order: the compile slots, then the timing lane, then the CPU gate, then the GPU gate, then the
+GPU's [tests] slots.
 A thread never waits for one of these while it holds a later one (and never takes a gate it holds
 again), so no two threads can wait for each other. Each gate checks the order of the gates held by
 the calling thread and raises LockOrderError when it is broken.
@@ -32,7 +38,7 @@ import contextlib
 import threading
 from dataclasses import dataclass
 
-CPU_RANK, GPU_RANK = 1, 2   # the lock order: a lower rank is taken first
+LANE_RANK, CPU_RANK, GPU_RANK = 0, 1, 2   # the lock order: a lower rank is taken first
 _held = threading.local()   # the ranks of the gates the calling thread holds
 
 
@@ -65,7 +71,7 @@ class Gate:
         held = _held.__dict__.setdefault("ranks", [])
         if any(rank >= self.rank for rank in held):
             raise LockOrderError(f"the {self.name} gate taken while holding gates of ranks {held} "
-                                 "(order: CPU gate, then GPU gate; gpu_gate.py)")
+                                 "(order: timing lane, CPU gate, GPU gate; gpu_gate.py)")
         held.append(self.rank)
         try:
             yield

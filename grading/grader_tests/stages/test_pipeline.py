@@ -183,22 +183,31 @@ class ProgressTest(unittest.TestCase):
 
 class WatchedToolchain(FakeToolchain):
     """The fake toolchain, slowed down a little, that records what ran at the same time: it fails the
-    test when a GPU correctness or sanitizer run overlaps a timing run, or a compile or a host test
-    run overlaps the timing of host items, and counts the compiles that overlap GPU timing."""
+    test when a GPU correctness or sanitizer run overlaps a device timing run (or a host one, when the
+    host part holds the GPU), a compile or a host test run overlaps the timing of host items, or two
+    timing runs overlap, and counts the compiles that overlap GPU timing and the GPU runs that overlap
+    host timing."""
 
     # what must never run beside what (both ways: whichever of the two starts second sees the first)
     FORBIDDEN = {"compile": {"host timing"}, "host test": {"host timing"}, "gpu run": {"host timing", "device timing"},
                  "host timing": {"compile", "host test", "gpu run", "host timing", "device timing"},
                  "device timing": {"gpu run", "host timing", "device timing"}}
 
-    def __init__(self, outcomes, seconds: float = 0.01):
+    def __init__(self, outcomes, seconds: float = 0.01, host_part_holds_gpu: bool | None = None):
         super().__init__(outcomes)
+        if host_part_holds_gpu is None:   # as the policy the grading loads says
+            host_part_holds_gpu = Policy.load(GRADING / "policy.toml").benchmark.host_part_holds_gpu
+        if not host_part_holds_gpu:   # GPU runs may go on beside the host part's timing
+            self.FORBIDDEN = {kind: others - ({"host timing"} if kind == "gpu run" else {"gpu run"} if
+                                              kind == "host timing" else set())
+                              for kind, others in self.FORBIDDEN.items()}
         self.seconds = seconds   # a compile or a timing run; a test run takes a fifth of it
         self.lock = threading.Lock()
         self.running = {kind: 0 for kind in self.FORBIDDEN}
         self.most_gpu_runs = 0
         self.overlaps = []
         self.compiles_beside_gpu_timing = 0
+        self.gpu_runs_beside_host_timing = 0
 
     @contextlib.contextmanager
     def _running(self, kind: str, seconds: float):
@@ -208,6 +217,9 @@ class WatchedToolchain(FakeToolchain):
             pair = {"compile": "device timing", "device timing": "compile"}.get(kind)
             if pair and self.running[pair]:
                 self.compiles_beside_gpu_timing += 1
+            pair = {"gpu run": "host timing", "host timing": "gpu run"}.get(kind)
+            if pair and self.running[pair]:
+                self.gpu_runs_beside_host_timing += 1
             self.running[kind] += 1
             self.most_gpu_runs = max(self.most_gpu_runs, self.running["gpu run"])
         try:
@@ -247,10 +259,12 @@ class PipelinedClassTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def grade(self, out: Path, in_flight: int, toolchain) -> dict:
+    def grade(self, out: Path, in_flight: int, toolchain, **benchmark) -> dict:
         options = Options(labs=self.manifest.labs, jobs=4, seed=99, in_flight=in_flight)
-        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, out, options,
-               log=lambda text: None).grade_class(self.students)
+        policy = Policy.load(GRADING / "policy.toml")
+        for key, value in benchmark.items():
+            setattr(policy.benchmark, key, value)
+        Grader(self.manifest, policy, toolchain, out, options, log=lambda text: None).grade_class(self.students)
         records = {}
         for name, _ in self.students:
             data = json.loads((out / "students" / f"{name}.json").read_text(encoding="utf-8"))
@@ -260,15 +274,21 @@ class PipelinedClassTest(unittest.TestCase):
 
     def test_same_grades_as_one_at_a_time_and_nothing_beside_what_is_timed(self):
         serial = self.grade(Path(self.tmp.name) / "serial", 1, FakeToolchain(self.expected))
-        watched = WatchedToolchain(self.expected)
-        pipelined = self.grade(Path(self.tmp.name) / "pipelined", 4, watched)
-        self.assertEqual(pipelined, serial)
-        self.assertEqual(watched.overlaps, [])
-        self.assertGreater(watched.most_gpu_runs, 1, "the students' GPU test runs never overlapped: not pipelined")
-        for name, _ in self.students:   # every student timed once per part, each between its own references
-            parts = [call[2] == ("01_host_sum",) for call in watched.calls if call[0] == "bench" and call[1] == name]
-            host = self.expected[name]["01_host_sum"]["verdict"] == "PASSED"
-            self.assertEqual(parts, [True, False][not host:], name)
+        for holds in (True, False):
+            with self.subTest(host_part_holds_gpu=holds):
+                watched = WatchedToolchain(self.expected, host_part_holds_gpu=holds)
+                pipelined = self.grade(Path(self.tmp.name) / f"pipelined-{holds}", 4, watched,
+                                       host_part_holds_gpu=holds)
+                self.assertEqual(pipelined, serial)
+                self.assertEqual(watched.overlaps, [])
+                self.assertGreater(watched.most_gpu_runs, 1, "the students' GPU test runs never overlapped: not pipelined")
+                if holds:
+                    self.assertEqual(watched.gpu_runs_beside_host_timing, 0)
+                for name, _ in self.students:   # every student timed once per part
+                    parts = [call[2] == ("01_host_sum",) for call in watched.calls
+                             if call[0] == "bench" and call[1] == name]
+                    host = self.expected[name]["01_host_sum"]["verdict"] == "PASSED"
+                    self.assertEqual(parts, [True, False][not host:], name)
 
     def test_compiles_go_on_while_the_gpu_is_timed(self):
         class Rendezvous(WatchedToolchain):

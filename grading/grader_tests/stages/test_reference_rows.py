@@ -1,0 +1,232 @@
+"""The timing turns of a pipelined class: one at a time on the timing lane, the host part beside
+other students' GPU runs unless [benchmark] host_part_holds_gpu, and several students' device runs
+in a row closed by one reference run ([benchmark] students_per_reference)."""
+
+import contextlib
+import dataclasses
+import tempfile
+import threading
+import unittest
+from pathlib import Path
+
+from grader_tests.helpers import FakeToolchain, fake_manifest
+from grader.policy import Policy
+from grader.stages import benchmark
+from grader.stages.engine import Grader, Options
+
+WAIT_S = 5.0
+
+
+class Turns:
+    """One timing turn at a time, as the timing lane gives them, counting the students waiting for one."""
+
+    def __init__(self):
+        self.lock, self.count_lock = threading.Lock(), threading.Lock()
+        self.waiting_now = 0
+        self.log = []
+
+    @contextlib.contextmanager
+    def turn(self, who: str, part: str, alone: bool = False):
+        with self.count_lock:
+            self.waiting_now += 1
+        with self.lock:
+            with self.count_lock:
+                self.waiting_now -= 1
+            self.log.append((who, part, alone))
+            yield False   # other work ran there since: a "before" is reused only when recent
+
+    def waiting(self, part: str) -> int:
+        with self.count_lock:
+            return self.waiting_now
+
+
+class RowToolchain(FakeToolchain):
+    """FakeToolchain whose student runs can wait until `waiters` students wait for a turn, and whose
+    student `fails` raises in its own timing run (a grader thread that dies in its turn)."""
+
+    def __init__(self, turns: Turns, hold: dict[str, int], fails: str = ""):
+        super().__init__({})
+        self.turns, self.hold, self.fails = turns, hold, fails
+        self.order = []
+
+    def time(self, plan_text, work, sandboxed, readable, gpu, *args, **kwargs):
+        if sandboxed:
+            student = Path(plan_text.splitlines()[0].split(",")[5]).parent.parent.name
+            if student == self.fails:
+                raise RuntimeError("the grader's thread for this student died in its turn")
+            waiters = self.hold.get(student, 0)
+            for _ in range(int(WAIT_S / 0.01)):
+                if self.turns.waiting("device") >= waiters:
+                    break
+                threading.Event().wait(0.01)
+            self.order.append(student)
+        else:
+            self.order.append("reference")
+        return super().time(plan_text, work, sandboxed, readable, gpu, *args, **kwargs)
+
+
+class ReferenceRowTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        self.manifest = fake_manifest(self.root / "build")
+        self.labs = [lab for lab in self.manifest.labs if lab.folder == "10_two_step"]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def timing(self, tools, per_row: int) -> benchmark.ClassTiming:
+        config = dataclasses.replace(Policy.load(None).benchmark, students_per_reference=per_row)
+        timing = benchmark.ClassTiming(tools, self.manifest, self.labs, config, 7, self.root / "timing", True,
+                                       self.root / "expected.txt")
+        timing.row_wait_s = 0.05
+        return timing
+
+    def time_students(self, names: list[str], per_row: int, hold: dict[str, int], fails: str = ""):
+        """`names[0]` takes the first turn; the others ask for theirs while it runs."""
+        turns = Turns()
+        tools = RowToolchain(turns, hold, fails)
+        timing = self.timing(tools, per_row)
+        outcomes, errors = {}, {}
+
+        def time_one(name):
+            modules = {lab.folder: self.root / name / "modules" / lab.module_file for lab in self.labs}
+            try:
+                outcomes[name] = timing.time_student(name, self.labs, modules, "2026-11-27",
+                                                     lambda part, alone: turns.turn(name, part, alone), turns.waiting)
+            except RuntimeError as exc:
+                errors[name] = str(exc)
+
+        first = threading.Thread(target=time_one, args=(names[0],))
+        first.start()
+        for _ in range(int(WAIT_S / 0.01)):   # the first student has its turn before the others ask
+            if turns.log:
+                break
+            threading.Event().wait(0.01)
+        others = [threading.Thread(target=time_one, args=(name,)) for name in names[1:]]
+        for thread in others:
+            thread.start()
+        for thread in [first, *others]:
+            thread.join(WAIT_S * 4)
+            self.assertFalse(thread.is_alive(), "a student still waits for its timing")
+        return tools, turns, outcomes, errors
+
+    def assert_bracketed(self, outcome: benchmark.Outcome):
+        references = [row for row in outcome.rows if row["student"] == "reference"]
+        self.assertTrue(references)
+        self.assertIsNotNone(outcome.drift, "a reference run before and one after the student's")
+        self.assertTrue(outcome.labs["10_two_step"].rows[0]["ratio_to_ref"])
+
+    def test_students_waiting_for_a_turn_share_one_reference_run_after_them(self):
+        # amy runs while ben and cal wait: amy and ben leave their "after" to the run that ends the row
+        tools, _, outcomes, errors = self.time_students(["amy", "ben", "cal"], 4, {"amy": 2, "ben": 1})
+        self.assertEqual(errors, {})
+        self.assertEqual(tools.order[:2], ["reference", "amy"])
+        self.assertEqual(tools.order[-1], "reference")
+        self.assertEqual(tools.order.count("reference"), 2, tools.order)
+        for name in ("amy", "ben", "cal"):
+            self.assert_bracketed(outcomes[name])
+
+    def test_a_row_holds_at_most_students_per_reference(self):
+        tools, _, outcomes, errors = self.time_students(["amy", "ben", "cal"], 2, {"amy": 2, "ben": 1})
+        self.assertEqual(errors, {})
+        # amy joins a row; ben is its second student and ends it; cal's row is his own
+        self.assertEqual(tools.order, ["reference", "amy", tools.order[2], "reference", tools.order[4], "reference"])
+        for name in ("amy", "ben", "cal"):
+            self.assert_bracketed(outcomes[name])
+
+    def test_one_per_row_is_a_reference_run_after_every_student(self):
+        tools, _, outcomes, errors = self.time_students(["amy", "ben", "cal"], 1, {"amy": 2, "ben": 1})
+        self.assertEqual(errors, {})
+        self.assertEqual(tools.order.count("reference"), 4, tools.order)
+
+    def test_a_row_whose_next_student_fails_in_its_turn_still_gets_its_after(self):
+        # amy leaves her "after" to ben, whose thread dies in its turn: amy measures it in a turn of her own
+        tools, turns, outcomes, errors = self.time_students(["amy", "ben"], 4, {"amy": 1}, fails="ben")
+        self.assertIn("ben", errors)
+        self.assertEqual(tools.order, ["reference", "amy", "reference"])
+        self.assertEqual([who for who, part, _ in turns.log], ["amy", "ben", "amy"])
+        self.assert_bracketed(outcomes["amy"])
+
+    def test_a_student_alone_never_joins_a_row(self):
+        # nobody waits when amy's device run ends: her "after" follows at once, in her turn
+        tools, turns, outcomes, _ = self.time_students(["amy"], 4, {})
+        self.assertEqual(tools.order, ["reference", "amy", "reference"])
+        self.assertEqual(len(turns.log), 1)
+        self.assert_bracketed(outcomes["amy"])
+
+
+class TimingLaneTest(unittest.TestCase):
+    """A host part's timing turn lets GPU runs go on unless the policy says it holds the GPU, and no
+    device timing turn starts while it lasts (one timing core)."""
+
+    def grader(self, tmp: str, holds: bool) -> Grader:
+        policy = Policy.load(None)
+        policy.benchmark = dataclasses.replace(policy.benchmark, host_part_holds_gpu=holds)
+        return Grader(fake_manifest(Path(tmp) / "build"), policy, FakeToolchain({}), Path(tmp) / "out",
+                      Options(labs=[]), log=lambda line: None)
+
+    def beside_host_turn(self, holds: bool, other) -> bool:
+        """Whether `other(grader)` (a context manager) gets in while a host timing turn is held."""
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = self.grader(tmp, holds)
+            entered = threading.Event()
+
+            def run_beside():
+                with other(grader):
+                    entered.set()
+
+            with grader.runs.timing_turn("amy", benchmark.HOST):
+                thread = threading.Thread(target=run_beside)
+                thread.start()
+                during = entered.wait(2.0 if not holds and other is not device_turn else 0.3)
+            thread.join(5)
+            self.assertTrue(entered.is_set() and not thread.is_alive(), "it ran once the turn ended")
+            return during
+
+    def test_a_gpu_run_goes_on_beside_the_host_part_unless_it_holds_the_gpu(self):
+        self.assertTrue(self.beside_host_turn(False, gpu_run))
+        self.assertFalse(self.beside_host_turn(True, gpu_run))
+
+    def test_a_compile_never_runs_beside_the_host_part(self):
+        self.assertFalse(self.beside_host_turn(False, compile_run))
+
+    def test_a_device_timing_turn_waits_for_the_host_part_either_way(self):
+        self.assertFalse(self.beside_host_turn(False, device_turn))
+        self.assertFalse(self.beside_host_turn(True, device_turn))
+
+    def test_a_device_turn_counts_as_waiting_until_it_has_the_gpu(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = self.grader(tmp, False)
+            self.assertEqual(grader.runs.device_waiting(), 0)
+            with grader.runs.timing_turn("amy", benchmark.HOST):
+                thread = threading.Thread(target=_enter_and_leave, args=(grader,))
+                thread.start()
+                for _ in range(int(WAIT_S / 0.01)):
+                    if grader.runs.device_waiting() == 1:
+                        break
+                    threading.Event().wait(0.01)
+                self.assertEqual(grader.runs.device_waiting(), 1)
+            thread.join(5)
+            self.assertEqual(grader.runs.device_waiting(), 0)
+
+
+def gpu_run(grader):
+    return grader.gpu_gate.shared()
+
+
+def compile_run(grader):
+    return grader.cpu_gate.shared()
+
+
+def device_turn(grader):
+    return grader.runs.timing_turn("ben", benchmark.DEVICE)
+
+
+def _enter_and_leave(grader):
+    with device_turn(grader):
+        pass
+
+
+if __name__ == "__main__":
+    unittest.main()
