@@ -133,8 +133,8 @@ class ClassTiming:
         self._ended: dict[tuple[str, int], tuple[dict, str, list[str]]] = {}   # (part, number): the run
         self._in_row: dict[str, int] = {}                # per part, students waiting for the run that ends the row
         self._in_turn: dict[str, int] = {}               # per part, threads in a timing turn of it now
+        self._coming = 0                                 # students being timed whose device run is still to come
         self.row_wait_s = 1.0                            # how often a student waiting for its "after" looks
-        self.waiting = lambda part: 0                    # students waiting for a turn of the part (time_student)
 
     def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str):
         # A host part's runs get no GPU, as the host lab's test runs: nothing of it runs on the GPU.
@@ -171,28 +171,28 @@ class ClassTiming:
             self._row.notify_all()
         return self._last[part][0], self._last[part][1], problems
 
-    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn,
-                     waiting=lambda part: 0) -> Outcome:
+    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
         runs, part by part. `turn(part, alone)` is a context manager that has the machine ready for timing
         that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
         turn: only then is the previous student's run after, when it timed every lab needed, this
-        student's run before. `waiting(part)`: how many students wait for a turn of that part now; the
-        device part's "after" is then the reference run that ends their row (students_per_reference)."""
-        self.waiting = waiting
+        student's run before. While another student's device run is still to come, this one's "after"
+        may be the reference run that ends their row (students_per_reference)."""
         outcome = Outcome()
         wanted = {lab.folder for lab in passed}
         labs = {lab.folder: lab for lab in passed}
         cells, before, own, after, devices = [], {}, {}, {}, []
-        for part in (HOST, DEVICE):
-            mine = [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
-            if not mine:
-                continue
-            runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn)
-            for side, found in zip((before, own, after), runs[:3]):
-                side.update(found)
-            devices += [device for device in runs[3] if device]
-            cells += mine
+        coming = self._device_to_come(wanted)
+        with coming:
+            for part in (HOST, DEVICE):
+                mine = [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
+                if not mine:
+                    continue
+                runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming)
+                for side, found in zip((before, own, after), runs[:3]):
+                    side.update(found)
+                devices += [device for device in runs[3] if device]
+                cells += mine
         if not cells:
             return outcome
         outcome.device = devices[0] if devices else ""
@@ -210,8 +210,11 @@ class ClassTiming:
     def _slack(self) -> tuple[float, float]:
         return self.config.clock_slack_us, self.config.clock_slack_ratio
 
+    def _device_to_come(self, wanted: set[str]) -> "_Coming":
+        return _Coming(self, any(not self.labs[lab].host for lab in wanted if lab in self.labs))
+
     def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
-                           outcome: Outcome, turn) -> tuple[dict, dict, dict, list[str]]:
+                           outcome: Outcome, turn, coming: "_Coming") -> tuple[dict, dict, dict, list[str]]:
         """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
         cell of it: a machine's passing noise (a late wake-up on a busy core, a driver call of another
         process) does not come back on cue, time a lab keeps out of its claim does, every time. Up to
@@ -223,7 +226,7 @@ class ClassTiming:
             with turn(part, alone=attempt > 1) as quiet, self._turn_of(part):
                 if attempt > 1 or not (quiet or self._recent(part)):
                     self._last.pop(part, None)   # other work ran there since, long ago: measure a fresh "before"
-                runs = self._time_part(part, cells, labs, modules, outcome, row=attempt == 1)
+                runs = self._time_part(part, cells, labs, modules, outcome, coming if attempt == 1 else None)
             if isinstance(runs[2], int):   # its "after" is the run that ends the row
                 after, device = self._after_row(part, runs[2], outcome, turn)
                 runs = (runs[0], runs[1], after, runs[3] + device)
@@ -246,24 +249,29 @@ class ClassTiming:
                 self._in_turn[part] -= 1
                 self._row.notify_all()
 
-    def _joins_row(self, part: str) -> int | None:
+    def _joins_row(self, part: str, coming: "_Coming") -> int | None:
         """The number of the reference run that will be this student's "after", when its device run may
-        leave it to the next student's turn: another student waits for one, and the row is not full."""
+        leave it to a later turn: another student's device run is still to come, and the row is not
+        full."""
+        if part != DEVICE:
+            return None
         with self._row:
-            if (part != DEVICE or self.waiting(part) <= 0
-                    or self._in_row.get(part, 0) + 1 >= self.config.students_per_reference):
+            coming.done()
+            if self._coming <= 0 or self._in_row.get(part, 0) + 1 >= self.config.students_per_reference:
                 return None
             self._in_row[part] = self._in_row.get(part, 0) + 1
             return self._done.get(part, 0) + 1
 
     def _after_row(self, part: str, number: int, outcome: Outcome, turn) -> tuple[dict, list[str]]:
         """The "after" of a student whose device run joined a row: reference run `number`, measured at
-        the end of a later turn. When no turn of the part is held or asked for (the row's last student
-        stopped short of its reference run), this student measures it in a turn of its own."""
-        idle_looks = 0
+        the end of a later turn. When no device run is to come and no turn of the part is held (the
+        row's last student stopped short of its reference run), or the wait outlasts reference_reuse_s,
+        this student measures it in a turn of its own."""
+        idle_looks, started = 0, self.clock()
         with self._row:
-            while self._done.get(part, 0) < number and idle_looks < 2 and not stopping():
-                idle = not self._in_turn.get(part, 0) and self.waiting(part) <= 0
+            while (self._done.get(part, 0) < number and idle_looks < 2 and not stopping()
+                   and self.clock() - started <= self.config.reference_reuse_s):
+                idle = not self._in_turn.get(part, 0) and self._coming <= 0
                 idle_looks = idle_looks + 1 if idle else 0
                 self._row.wait(self.row_wait_s)
             ended = self._ended.get((part, number)) if self._done.get(part, 0) >= number else None
@@ -280,9 +288,10 @@ class ClassTiming:
         return after, [device]
 
     def _time_part(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
-                   outcome: Outcome, row: bool = False) -> tuple[dict, dict, dict | int, list[str]]:
-        """Before, the student's own, after (by cell) and the devices named, of one part. With `row`, the
-        "after" may be left to a later turn: then it is the number of the reference run to wait for."""
+                   outcome: Outcome, coming: "_Coming | None" = None) -> tuple[dict, dict, dict | int, list[str]]:
+        """Before, the student's own, after (by cell) and the devices named, of one part. With `coming`
+        (a first timing), the "after" may be left to a later turn: then it is the number of the
+        reference run to wait for."""
         if part == HOST and self.tools.pairs_host_timing:
             return self._time_paired(cells, labs, modules, outcome)
         last = self._last.get(part)
@@ -297,7 +306,7 @@ class ClassTiming:
         outcome.problems += problems
         outcome.program_output = program_output(run.process.stdout, run.process.stderr)
         own = _own(run, ids)
-        number = self._joins_row(part) if row else None
+        number = self._joins_row(part, coming) if coming is not None else None
         if number is not None:
             return before, own, number, [device]
         after, device_after, problems = self._reference(part)
@@ -335,6 +344,32 @@ class ClassTiming:
         outcome.program_output = next((text for text in printed if text), "")
         before, own = merge_paired(befores, owns)
         return before, own, {}, []
+
+
+class _Coming:
+    """While it is held, a student being timed whose device run is still to come (ClassTiming._coming):
+    another student's device run may then leave its "after" to the row. Done once that run ran, or
+    when the student's timing ends short of it."""
+
+    def __init__(self, timing: ClassTiming, device: bool):
+        self.timing, self.pending = timing, device
+
+    def __enter__(self):
+        if self.pending:
+            with self.timing._row:
+                self.timing._coming += 1
+        return self
+
+    def done(self) -> None:
+        """Called with the row's lock held."""
+        if self.pending:
+            self.pending = False
+            self.timing._coming -= 1
+            self.timing._row.notify_all()
+
+    def __exit__(self, *exc):
+        with self.timing._row:
+            self.done()
 
 
 def merge_paired(befores: list[dict], owns: list[dict]) -> tuple[dict, dict]:

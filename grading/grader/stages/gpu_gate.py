@@ -4,7 +4,8 @@ one for the GPU.
 A gate is a readers-writer lock that prefers the writer. Shared holders run side by side; an
 exclusive holder runs alone. Once an exclusive turn waits, no new shared run starts, so the turn is
 never starved by a stream of shared runs, and the turns waiting go one after another before the
-shared runs resume.
+shared runs resume. One exception, bounded in time: a turn that waits behind a long shared run (a
+hang) lets new shared runs in for a while (Gate), since it cannot start before that run ends.
 
 Who holds what (engine.py):
 - the CPU gate, shared: compiles and the host lab's test runs; exclusive: the timing of host items
@@ -35,7 +36,9 @@ holds the gate only to keep others out (the host timing holds the GPU idle: its 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
+import time
 from dataclasses import dataclass
 
 LANE_RANK, CPU_RANK, GPU_RANK = 0, 1, 2   # the lock order: a lower rank is taken first
@@ -58,13 +61,34 @@ class Turn:
 
 
 class Gate:
-    def __init__(self, name: str, rank: int) -> None:
+    """`long_s`, `behind_long_s`: an exclusive turn that waits behind a shared run held `long_s` or more
+    (a call that never ends holds its test run for [tests] call_timeout_s) lets new shared runs in for
+    its first `behind_long_s` of waiting: it cannot start before that run ends anyway, and the resource
+    would idle meanwhile. Past that, no new shared run starts until the turn has had the gate, so a
+    turn waits at most that long plus the shared runs it let in, beyond the runs ahead of it."""
+
+    LONG_S, BEHIND_LONG_S = 5.0, 15.0   # honest test and sanitizer runs took under 5 s in a class of 16
+                                        # (H200, 2026-11-27); a hang holds its run 20 s
+
+    def __init__(self, name: str, rank: int, long_s: float = LONG_S, behind_long_s: float = BEHIND_LONG_S) -> None:
         self.name, self.rank = name, rank
+        self.long_s, self.behind_long_s = long_s, behind_long_s
+        self.clock = time.monotonic
         self._condition = threading.Condition()
         self._sharing = 0           # shared holders now
         self._exclusive = False     # an exclusive holder now
         self._waiting_exclusive = 0
+        self._waiting_since = 0.0   # when the exclusive turn next in line began waiting for the shared runs
+        self._shared_since: dict[int, float] = {}   # each shared holder's start
+        self._holders = itertools.count()
         self._work = 0              # runs on this gate so far: the "something else ran" counter
+        self.let_in_behind_long = 0  # shared runs started behind a long one while a turn waited
+
+    def _behind_long_run(self) -> bool:
+        """An exclusive turn waits, for less than behind_long_s, behind a shared run held long_s or more."""
+        now = self.clock()
+        return (not self._exclusive and now - self._waiting_since < self.behind_long_s
+                and any(now - started >= self.long_s for started in self._shared_since.values()))
 
     @contextlib.contextmanager
     def _ordered(self):
@@ -82,8 +106,12 @@ class Gate:
     def shared(self):
         with self._ordered():
             with self._condition:
-                while self._exclusive or self._waiting_exclusive:
-                    self._condition.wait()
+                while self._exclusive or (self._waiting_exclusive and not self._behind_long_run()):
+                    # timed: a run becomes long, and a waiting turn's let-in time ends, with no notify
+                    self._condition.wait(self._poll_s() if self._waiting_exclusive and not self._exclusive else None)
+                self.let_in_behind_long += 1 if self._waiting_exclusive else 0
+                holder = next(self._holders)
+                self._shared_since[holder] = self.clock()
                 self._sharing += 1
                 self._work += 1
             try:
@@ -91,6 +119,7 @@ class Gate:
             finally:
                 with self._condition:
                     self._sharing -= 1
+                    del self._shared_since[holder]
                     self._condition.notify_all()
 
     @contextlib.contextmanager
@@ -100,6 +129,8 @@ class Gate:
         with self._ordered():
             with self._condition:
                 self._waiting_exclusive += 1
+                if self._waiting_exclusive == 1 and not self._exclusive:
+                    self._waiting_since = self.clock()
                 try:
                     while self._exclusive or self._sharing:
                         self._condition.wait()
@@ -114,4 +145,8 @@ class Gate:
             finally:
                 with self._condition:
                     self._exclusive = False
+                    self._waiting_since = self.clock()   # the next turn in line waits for shared runs from now
                     self._condition.notify_all()
+
+    def _poll_s(self) -> float:
+        return max(0.01, min(self.long_s, self.behind_long_s) / 10)

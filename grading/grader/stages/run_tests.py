@@ -1,7 +1,8 @@
 """Test: each compiled lab's test plan in the sandbox; the verdict is the trusted checker's, from the
 run's report channel and what the grader saw of the run, a few labs at a time. With [tests]
 together, the student's GPU labs first run in one runner, one after another (beside the host lab's
-run), and only a lab that did not pass there runs alone."""
+run), and only a lab that did not pass there runs alone (after one more shared run of the others
+when the first ended inside one lab's part)."""
 
 from __future__ import annotations
 
@@ -85,14 +86,31 @@ class Test(Stage):
         for them all: a test run's start costs about as much as its cases). Returns, where that run
         ended cleanly (status 0, within its limits), the labs whose part of it saw every case right,
         closed, on a clean channel: folder -> (process, check). Every other lab runs alone as before, so
-        a verdict other than PASSED, and its retry and notes, come from a run of that lab only."""
+        a verdict other than PASSED, and its retry and notes, come from a run of that lab only.
+
+        A run that did not end cleanly vouches for no part (a lab's code may have written any lab's
+        part before it ended the run). When it ended inside one lab's part (a call that never ends, a
+        crash), the other labs get one more shared run without that lab, which runs alone: a hang then
+        costs its own run and one more shared run, not one run per lab. What the channel says of where
+        the run ended only picks the labs of that second run; it vouches for nothing."""
+        passed, ended_in = self._shared_run(record, entries)
+        rest = [entry for entry in entries if entry.folder != ended_in]
+        if ended_in is None or len(rest) < 2:
+            return passed
+        return self._shared_run(record, rest)[0]
+
+    def _shared_run(self, record: StudentRecord, entries: list[LabRecord]) -> tuple[dict, str | None]:
+        """One shared run: the labs it vouches for, and, when it did not end cleanly, the lab whose part
+        was open when it ended (None when none was)."""
         tests = self.g.policy.tests
         labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.plans[entry.folder]) for entry in entries]
         with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
             process, checks = self.g.tools.run_tests_labs(record.student, labs, self.g.expectations,
                                                           tests.timeout_s * len(labs), tests.call_timeout_s)
         if process.returncode != 0 or process.timed_out or process.stalled or process.output_limit:
-            return {}   # its record would speak of another lab's end: each lab runs alone, as before
+            # its record would speak of another lab's end: each lab's verdict comes from another run
+            return {}, next((entry.folder for entry in entries
+                             if checks.get(entry.folder) is None or not checks[entry.folder].end), None)
         return {folder: (process, check) for folder, check in checks.items()
                 if check is not None and check.all_correct and check.end
-                and not (check.forged or check.after_end or check.malformed or check.duplicates)}
+                and not (check.forged or check.after_end or check.malformed or check.duplicates)}, None

@@ -34,8 +34,6 @@ class Runs:
         self._alone_seconds: dict[str, float] = {}   # per student, the time its runs again alone took
         self._alone_lock = threading.Lock()
         self._timing_cpu: dict[str, float] = {}   # per student, its timing turns' CPU time (the timing cgroup's)
-        self._device_lock = threading.Lock()
-        self._device_waiting = 0   # threads asking for a device timing turn that do not have it yet
 
     @contextlib.contextmanager
     def sharing(self, lab: Lab):
@@ -119,11 +117,10 @@ class Runs:
                 if alone or self.g.policy.benchmark.host_part_holds_gpu:
                     stack.enter_context(self.g.gpu_gate.exclusive(idle=True))
             else:
-                with self._waiting_for_device():
-                    stack.enter_context(self.g.timing_lane.exclusive())
-                    if alone:
-                        stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
-                    turn = stack.enter_context(self.g.gpu_gate.exclusive())
+                stack.enter_context(self.g.timing_lane.exclusive())
+                if alone:
+                    stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
+                turn = stack.enter_context(self.g.gpu_gate.exclusive())
             stack.enter_context(self.g.neighbours.run(student, not host, Time.name))
             before = self.g.cpu.timing_seconds()   # the turn is the timing runs' alone: theirs is this student's
             try:
@@ -133,24 +130,6 @@ class Runs:
                 if before is not None and after is not None:
                     self._timing_cpu[student] = self._timing_cpu.get(student, 0.0) + max(0.0, after - before)
             self._timing_turns[part] = turn
-
-    @contextlib.contextmanager
-    def _waiting_for_device(self):
-        """Counts the threads waiting for a device timing turn, from the moment they ask until they
-        have it (device_waiting)."""
-        with self._device_lock:
-            self._device_waiting += 1
-        try:
-            yield
-        finally:
-            with self._device_lock:
-                self._device_waiting -= 1
-
-    def device_waiting(self) -> int:
-        """Students waiting for a device timing turn now: the "after" of this one's device part may be
-        the reference run that follows theirs (benchmark.ClassTiming)."""
-        with self._device_lock:
-            return self._device_waiting
 
     def timing_cpu_seconds(self, student: str) -> float:
         """The CPU time of `student`'s timing turns so far (the trusted and the student's timing runs)."""

@@ -10,7 +10,6 @@ from ..judge.verdicts import PASSED
 from ..outputs import events as ev
 from ..outputs.records import StudentRecord
 from .base import Stage
-from .benchmark import DEVICE
 
 
 class Time(Stage):
@@ -32,8 +31,7 @@ class Time(Stage):
         self.g.emit(ev.TimingStarted(*who, labs=tuple(lab.folder for lab in passed)))
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
         outcome = self.g.timing.time_student(record.student, passed, modules, record.date,
-                                             lambda part, alone: self.g.runs.timing_turn(record.student, part, alone),
-                                             lambda part: self.g.runs.device_waiting() if part == DEVICE else 0)
+                                             lambda part, alone: self.g.runs.timing_turn(record.student, part, alone))
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)

@@ -53,6 +53,50 @@ class GateTest(unittest.TestCase):
             thread.join(5)
         self.assertEqual(events, ["test1 in", "test1 out", "timing in", "timing out", "test2 in", "test2 out"])
 
+    def test_a_turn_behind_a_long_shared_run_lets_new_shared_runs_in_for_a_while_only(self):
+        gate, events = Gate("GPU", GPU_RANK, long_s=0.3, behind_long_s=1.0), []
+        hang_in, release_hang = threading.Event(), threading.Event()
+
+        def hang():   # a test run whose call never ends, until the grader stops it
+            with gate.shared():
+                events.append("hang in")
+                hang_in.set()
+                release_hang.wait(10)
+            events.append("hang out")
+
+        def run(name):
+            with gate.shared():
+                events.append(f"{name} in")
+            events.append(f"{name} out")
+
+        def timer():
+            with gate.exclusive():
+                events.append("timing in")
+                events.append("timing out")
+
+        first = threading.Thread(target=hang)
+        first.start()
+        hang_in.wait(5)
+        timing = threading.Thread(target=timer)
+        timing.start()
+        time.sleep(0.05)   # the timing waits behind the hang, which is not long yet
+        early = threading.Thread(target=run, args=("early",))
+        early.start()
+        time.sleep(0.1)
+        self.assertEqual(events, ["hang in"], "a shared run let in before the run ahead of the timing was long")
+        early.join(5)   # let in once the hang has held 0.3 s, the timing's let-in time not over
+        self.assertEqual(events, ["hang in", "early in", "early out"])
+        time.sleep(1.2)   # the timing has waited past its 1 s: nothing more is let in
+        late = threading.Thread(target=run, args=("late",))
+        late.start()
+        time.sleep(0.4)
+        self.assertEqual(events, ["hang in", "early in", "early out"])
+        release_hang.set()
+        for thread in (first, timing, late):
+            thread.join(5)
+        self.assertEqual(events[3:], ["hang out", "timing in", "timing out", "late in", "late out"])
+        self.assertEqual(gate.let_in_behind_long, 1)
+
     def test_quiet_since_says_whether_anything_ran_on_the_gate_between_two_exclusive_turns(self):
         gate = Gate("GPU", GPU_RANK)
         with gate.exclusive() as first:

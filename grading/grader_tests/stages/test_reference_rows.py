@@ -93,7 +93,7 @@ class ReferenceRowTest(unittest.TestCase):
             modules = {lab.folder: self.root / name / "modules" / lab.module_file for lab in self.labs}
             try:
                 outcomes[name] = timing.time_student(name, self.labs, modules, "2026-11-27",
-                                                     lambda part, alone: turns.turn(name, part, alone), turns.waiting)
+                                                     lambda part, alone: turns.turn(name, part, alone))
             except RuntimeError as exc:
                 errors[name] = str(exc)
 
@@ -195,21 +195,6 @@ class TimingLaneTest(unittest.TestCase):
         self.assertFalse(self.beside_host_turn(False, device_turn))
         self.assertFalse(self.beside_host_turn(True, device_turn))
 
-    def test_a_device_turn_counts_as_waiting_until_it_has_the_gpu(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            grader = self.grader(tmp, False)
-            self.assertEqual(grader.runs.device_waiting(), 0)
-            with grader.runs.timing_turn("amy", benchmark.HOST):
-                thread = threading.Thread(target=_enter_and_leave, args=(grader,))
-                thread.start()
-                for _ in range(int(WAIT_S / 0.01)):
-                    if grader.runs.device_waiting() == 1:
-                        break
-                    threading.Event().wait(0.01)
-                self.assertEqual(grader.runs.device_waiting(), 1)
-            thread.join(5)
-            self.assertEqual(grader.runs.device_waiting(), 0)
-
 
 def gpu_run(grader):
     return grader.gpu_gate.shared()
@@ -221,11 +206,6 @@ def compile_run(grader):
 
 def device_turn(grader):
     return grader.runs.timing_turn("ben", benchmark.DEVICE)
-
-
-def _enter_and_leave(grader):
-    with device_turn(grader):
-        pass
 
 
 if __name__ == "__main__":

@@ -50,13 +50,27 @@ class TestsTogether(ClassCase):
         self.assertEqual(labs["amy"]["02_atomic"]["tests"]["program_output"], "", "the shared run's output is no lab's")
         self.assertIn("says hello", labs["amy"]["01_host_sum"]["tests"]["program_output"])
 
-    def test_a_shared_run_that_did_not_end_cleanly_is_thrown_away_and_every_lab_runs_alone(self):
+    def test_a_shared_run_that_ended_in_a_lab_vouches_for_nothing_and_the_others_share_one_more(self):
         tools = Together({"amy": {"03_shared_atomic": outcome("WRONG_ANSWER"), "04_interleaved": outcome("TIMEOUT")}})
         labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        shared = [call[2] for call in self.calls_of(tools, "amy") if call[0] == "tests_labs"]
+        self.assertEqual(shared, [GPU_LABS, ("02_atomic", "03_shared_atomic", "05_sequential")],
+                         "04's timeout ended the first shared run inside its part: the others share a second")
         alone = sorted(call[2] for call in self.calls_of(tools, "amy") if call[0] == "tests")
-        self.assertEqual(alone, list(LABS), "04's timeout ended the shared run: none of its parts stands")
+        self.assertEqual(alone, ["01_host_sum", "03_shared_atomic", "04_interleaved"])
         self.assertEqual({folder: labs["amy"][folder]["verdict"] for folder in LABS},
                          {"01_host_sum": "PASSED", "02_atomic": "PASSED", "03_shared_atomic": "WRONG_ANSWER",
+                          "04_interleaved": "TIMEOUT", "05_sequential": "PASSED"})
+
+    def test_a_second_shared_run_that_does_not_end_cleanly_leaves_every_lab_alone(self):
+        tools = Together({"amy": {"03_shared_atomic": outcome("TIMEOUT"), "04_interleaved": outcome("TIMEOUT")}})
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        shared = [call[2] for call in self.calls_of(tools, "amy") if call[0] == "tests_labs"]
+        self.assertEqual(shared, [GPU_LABS, ("02_atomic", "04_interleaved", "05_sequential")], "two shared runs at most")
+        alone = sorted(call[2] for call in self.calls_of(tools, "amy") if call[0] == "tests")
+        self.assertEqual(alone, list(LABS), "neither shared run ended cleanly: none of their parts stands")
+        self.assertEqual({folder: labs["amy"][folder]["verdict"] for folder in LABS},
+                         {"01_host_sum": "PASSED", "02_atomic": "PASSED", "03_shared_atomic": "TIMEOUT",
                           "04_interleaved": "TIMEOUT", "05_sequential": "PASSED"})
 
     def test_a_wrong_answer_ends_nothing_and_runs_alone(self):
