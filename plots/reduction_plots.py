@@ -5,9 +5,11 @@ figure its own module."""
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import re
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 from plotting.by_lab import plot_by_lab
 from plotting.coarsening import plot_coarsening
@@ -76,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--metric", choices=("time", "gbps"), default="time", help="y axis of the size sweep")
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="leaderboard: bars per lab (the fastest)")
     parser.add_argument("--formats", type=_comma_list(FORMATS), default=["png", "svg"])
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                        help="processes drawing the per-student figures (default: the cores this may use)")
     return parser
 
 
@@ -90,14 +94,40 @@ def _figures_for(name, rows, args, info):
         yield "ladder", plot_ladder(rows, student=args.student, anonymize=args.anonymize, **common)
     elif name == "per-student":
         for index, student in enumerate(student_names(rows), 1):
-            stem = f"student_{index}" if args.anonymize else f"student_{student_file_name(student)}"
-            yield stem, plot_student(rows, student, anonymize=args.anonymize, **common)
+            yield _student_stem(args, index, student), plot_student(rows, student, anonymize=args.anonymize, **common)
     elif name == "sweep":
         yield "sweep", plot_sweep(rows, dtype=args.dtype, labs=args.labs, metric=args.metric, info=info)
     elif name == "leaderboard":  # never a name, with or without --anonymize
         yield "leaderboard", plot_leaderboard(rows, top=args.top, **common)
     elif name == "coarsening":
         yield f"coarsening_{args.dtype}", plot_coarsening(rows, dtype=args.dtype, info=info)
+
+
+def _student_stem(args, index: int, student: str) -> str:
+    return f"student_{index}" if args.anonymize else f"student_{student_file_name(student)}"
+
+
+def _draw_students(rows, args, info, chunk: list[tuple[int, str]]) -> list[tuple[int, list[str]]]:
+    """The per-student figures of `chunk` ((index, student) pairs), each saved: (index, its paths)."""
+    drawn = []
+    for index, student in chunk:
+        figure = plot_student(rows, student, anonymize=args.anonymize, n=args.n, dtype=args.dtype, info=info)
+        drawn.append((index, save_figure(figure, args.out, _student_stem(args, index, student), args.formats)))
+    return drawn
+
+
+def _per_student_in_parallel(rows, args, info) -> list[str]:
+    """A class's per-student figures take most of the drawing time (about 0.5 s each, two formats, on
+    a 2-core VM: 11 of a class of 16's 12 s); drawn by --jobs processes, listed as one process would."""
+    students = list(enumerate(student_names(rows), 1))
+    jobs = max(1, min(args.jobs, len(students)))
+    chunks = [students[k::jobs] for k in range(jobs)]
+    if not students:
+        return []
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        drawn = dict(pair for pairs in pool.map(_draw_students, [rows] * jobs, [args] * jobs, [info] * jobs, chunks)
+                     for pair in pairs)
+    return [path for index, _ in students for path in drawn[index]]
 
 
 def _run(args) -> list[str]:
@@ -110,6 +140,9 @@ def _run(args) -> list[str]:
     written = []
     for name in args.figures or FIGURES:
         try:
+            if name == "per-student" and args.jobs > 1:
+                written += _per_student_in_parallel(rows, args, info)
+                continue
             for stem, figure in _figures_for(name, rows, args, info):
                 written += save_figure(figure, args.out, stem, args.formats)
         except NoDataError as exc:

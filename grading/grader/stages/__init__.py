@@ -1,6 +1,7 @@
 """The grading pipeline, one stage a file: what happens to one student's record, in order.
 
-    compile -> test -> sanitize -> time          (each: run(who, record, work), the record saved after it)
+    compile -> test -> sanitize -> time          (each: run(who, record, work), the record saved after it;
+                                                   the host lab's timing begins beside sanitize: Time.begin)
     score                                         (points from the verdicts, hazards and ratios)
 
 `PIPELINE` declares the order; engine.Grader schedules the students and runs each through it. A

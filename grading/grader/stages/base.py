@@ -12,9 +12,14 @@ from ..outputs.records import StudentRecord
 
 class Stage:
     name = ""
+    begins_after = ""   # a stage that may begin part of its work once this earlier stage is done (begin())
 
     def __init__(self, grader):
         self.g = grader
+
+    def begin(self, who: tuple, record: StudentRecord, work: Path) -> None:
+        """Starts, beside the stages between, what of this stage needs only the stages up to
+        `begins_after`; run() finishes it."""
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
         raise NotImplementedError

@@ -67,6 +67,14 @@ class Cell:
 
 
 @dataclass
+class HostPart:
+    """The host part of a student's timing, timed ahead of the rest (ClassTiming.time_host)."""
+    labs: set[str]
+    runs: tuple
+    outcome: "Outcome"
+
+
+@dataclass
 class Outcome:
     rows: list[dict] = field(default_factory=list)          # timings.csv rows: student, reference, baselines
     labs: dict[str, LabBenchmark] = field(default_factory=dict)
@@ -171,13 +179,30 @@ class ClassTiming:
             self._row.notify_all()
         return self._last[part][0], self._last[part][1], problems
 
-    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn) -> Outcome:
+    def _cells(self, wanted: set[str], part: str) -> list[Cell]:
+        return [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
+
+    def time_host(self, passed: list[Lab], modules: dict[str, Path], turn) -> HostPart | None:
+        """The host part of a student's timing alone, ahead of the rest (time_student's `host`): its
+        labs of `passed`, timed as time_student times them."""
+        wanted = {lab.folder for lab in passed}
+        mine = self._cells(wanted, HOST)
+        if not mine:
+            return None
+        outcome = Outcome()
+        runs = self._time_part_clocked(HOST, mine, {lab.folder: lab for lab in passed}, modules, outcome, turn,
+                                       _Coming(self, False))
+        return HostPart({cell.lab for cell in mine}, runs, outcome)
+
+    def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn,
+                     host: HostPart | None = None) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
         runs, part by part. `turn(part, alone)` is a context manager that has the machine ready for timing
         that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
         turn: only then is the previous student's run after, when it timed every lab needed, this
         student's run before. While another student's device run is still to come, this one's "after"
-        may be the reference run that ends their row (students_per_reference)."""
+        may be the reference run that ends their row (students_per_reference). `host`: the host part,
+        timed ahead by time_host; used when it timed the same labs."""
         outcome = Outcome()
         wanted = {lab.folder for lab in passed}
         labs = {lab.folder: lab for lab in passed}
@@ -185,10 +210,15 @@ class ClassTiming:
         coming = self._device_to_come(wanted)
         with coming:
             for part in (HOST, DEVICE):
-                mine = [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
+                mine = self._cells(wanted, part)
                 if not mine:
                     continue
-                runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming)
+                if part == HOST and host is not None and host.labs == {cell.lab for cell in mine}:
+                    runs = host.runs   # timed beside the student's sanitizer runs (time_host)
+                    outcome.problems += host.outcome.problems
+                    outcome.program_output = host.outcome.program_output
+                else:
+                    runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming)
                 for side, found in zip((before, own, after), runs[:3]):
                     side.update(found)
                 devices += [device for device in runs[3] if device]

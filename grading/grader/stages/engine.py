@@ -337,6 +337,9 @@ class Grader:
         for stage in self.stages:   # stages/: compile, test, sanitize, time
             started, cpu = time.monotonic(), self._cpu_seconds(name)
             stage.run(who, record, work)
+            for later in self.stages:
+                if later.begins_after == stage.name:
+                    later.begin(who, record, work)
             record.step_seconds[stage.name] = round(time.monotonic() - started, 2)
             after = self._cpu_seconds(name)
             self.ledger.stage(stage.name, name, time.monotonic() - started,

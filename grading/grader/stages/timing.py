@@ -3,6 +3,7 @@ the timekeeper's clock; the ratio to the reference, or why there is none, into t
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from ..judge.flags import add_flag
@@ -14,11 +15,34 @@ from .base import Stage
 
 class Time(Stage):
     name = "time"
+    begins_after = "test"   # the host lab's verdict is final then (the sanitizer runs only GPU labs)
+
+    def __init__(self, grader):
+        super().__init__(grader)
+        self._early: dict[str, _Early] = {}   # per student, its host part timed beside its sanitizer runs
+
+    def _passed(self, record: StudentRecord) -> list:
+        return [self.lab(entry.folder) for entry in record.labs.values()
+                if entry.verdict == PASSED and self.g.runs.intact(entry)]
+
+    def _turn(self, record: StudentRecord):
+        return lambda part, alone: self.g.runs.timing_turn(record.student, part, alone)
+
+    def begin(self, who: tuple, record: StudentRecord, work: Path) -> None:
+        """The host part's timing, beside this student's sanitizer runs: it needs the cores and the
+        timing core, they need the GPU (the host part holds it too only where [benchmark]
+        host_part_holds_gpu says so, and then they wait)."""
+        hosts = [lab for lab in self._passed(record) if lab.host]
+        if not (self.g.options.bench and self.g.gpu and hosts):
+            return
+        modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in hosts}
+        self._early[record.student] = _Early(lambda: self.g.timing.time_host(hosts, modules, self._turn(record)))
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
         info = record.benchmark
-        passed = [self.lab(entry.folder) for entry in record.labs.values()
-                  if entry.verdict == PASSED and self.g.runs.intact(entry)]
+        passed = self._passed(record)
+        early = self._early.pop(record.student, None)
+        host = early.result() if early else None   # waited for even when unused: nothing of it outlives the stage
         if not self.g.options.bench:
             info.status = "skipped (--no-bench)"
             return
@@ -30,8 +54,7 @@ class Time(Stage):
             return
         self.g.emit(ev.TimingStarted(*who, labs=tuple(lab.folder for lab in passed)))
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
-        outcome = self.g.timing.time_student(record.student, passed, modules, record.date,
-                                             lambda part, alone: self.g.runs.timing_turn(record.student, part, alone))
+        outcome = self.g.timing.time_student(record.student, passed, modules, record.date, self._turn(record), host)
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)
@@ -49,6 +72,28 @@ class Time(Stage):
             elif not ratios and not result.note:
                 result.note, result.no_reference = "no reference timing to compare with", True
             record.labs[folder].benchmark = result
+
+
+class _Early:
+    """A part of a student's timing run in a thread of its own; result() waits for it (and raises what
+    it raised)."""
+
+    def __init__(self, work):
+        self._result, self._error = None, None
+        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True, name="early timing")
+        self._thread.start()
+
+    def _run(self, work) -> None:
+        try:
+            self._result = work()
+        except BaseException as exc:   # re-raised in the student's own thread
+            self._error = exc
+
+    def result(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def _flag_timing(record: StudentRecord, folder: str, result) -> None:

@@ -4,6 +4,7 @@ in a row closed by one reference run ([benchmark] students_per_reference)."""
 
 import contextlib
 import dataclasses
+import json
 import tempfile
 import threading
 import unittest
@@ -13,6 +14,7 @@ from grader_tests.helpers import FakeToolchain, fake_manifest
 from grader.policy import Policy
 from grader.stages import benchmark
 from grader.stages.engine import Grader, Options
+from grader_tests.stages.test_classmates import ClassCase
 
 WAIT_S = 5.0
 
@@ -194,6 +196,59 @@ class TimingLaneTest(unittest.TestCase):
     def test_a_device_timing_turn_waits_for_the_host_part_either_way(self):
         self.assertFalse(self.beside_host_turn(False, device_turn))
         self.assertFalse(self.beside_host_turn(True, device_turn))
+
+
+class EarlyHostPartTest(ClassCase):
+    """A student's host part is timed beside its own sanitizer runs: the host lab's verdict is final
+    after the test stage."""
+
+    def test_the_host_part_is_timed_beside_the_students_sanitizer_runs(self):
+        class Meet(FakeToolchain):
+            """The sanitizer run waits up to 5 s for the host part's timing run to run, which waits as
+            long for it: unless the grader times the host part beside the sanitizer runs, each waits 5 s."""
+
+            def __init__(self):
+                super().__init__({})
+                self.lock, self.running, self.met, self.gave_up = threading.Lock(), set(), False, 0
+
+            def _meet(self, kind, other, call):
+                with self.lock:
+                    self.running.add(kind)
+                try:
+                    for _ in range(int(WAIT_S / 0.01)):
+                        with self.lock:
+                            if other in self.running or self.met:
+                                self.met = True
+                                break
+                        threading.Event().wait(0.01)
+                    else:
+                        self.gave_up += 1
+                    return call()
+                finally:
+                    with self.lock:
+                        self.running.discard(kind)
+
+            def run_sanitizer(self, student, *args):
+                if student != "amy":   # the grader's self-test of the tool, before any student
+                    return super().run_sanitizer(student, *args)
+                return self._meet("sanitizer", "host timing", lambda: FakeToolchain.run_sanitizer(self, student, *args))
+
+            def time(self, plan_text, *args, **kwargs):
+                if ",host," not in plan_text:
+                    return super().time(plan_text, *args, **kwargs)
+                return self._meet("host timing", "sanitizer", lambda: FakeToolchain.time(self, plan_text, *args, **kwargs))
+
+        tools = Meet()
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=("01_host_sum", "02_atomic", "03_shared_atomic"),
+                          bench=True)
+        self.assertTrue(tools.met, "the host part was not timed beside the sanitizer runs")
+        self.assertEqual(tools.gave_up, 0)
+        record = json.loads((self.out / "students" / "amy.json").read_text(encoding="utf-8"))
+        host_rows = [row for row in record["timings"] if row["lab"] == "01_host_sum" and row["student"] == "amy"]
+        self.assertTrue(host_rows and all(row["ratio_to_ref"] for row in host_rows), "the host part's timing is in the record")
+        self.assertEqual([labs["amy"][folder]["verdict"] for folder in ("01_host_sum", "02_atomic")], ["PASSED", "PASSED"])
+        benches = [call for call in tools.calls if call[0] == "bench"]
+        self.assertEqual([call[2] for call in benches], [("01_host_sum",), ("02_atomic", "03_shared_atomic")])
 
 
 def gpu_run(grader):
