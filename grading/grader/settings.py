@@ -195,9 +195,11 @@ still its median over the mean of the reference runs just before and just after 
 but timing runs between them. 1: a reference run after every student.""")
     host_part_holds_gpu: bool = setting(False, before="""\
 The host part's timing (lab 01, on the timing core, no GPU) holds the cores and, with this, the GPU
-too: no other student's GPU test or sanitizer run beside it. false: they go on beside it on the other
-cores; compiles and the host lab's test runs never do. Timing runs, host or device, are one at a time
-either way (they share the timing core).""")
+too: no GPU test or sanitizer run beside it, as in a solo grading. false: those go on beside it on the
+other cores (the student's own too: its host part is timed beside its sanitizer runs), which only
+loads the machine's memory as their runs do; compiles and the host lab's test runs never do. A host
+lab that earns performance points ([labs.01_host_sum] performance > 0) is always timed holding both.
+Timing runs, host or device, are one at a time either way (they share the timing core).""")
     timeout_s: float = setting(900.0, "wall clock for one timing run", low=1)
     call_timeout_s: float = setting(20.0, "one timed call", low=1)
     clock_slack_us: float = setting(25.0, low=0, before="""\

@@ -49,6 +49,10 @@ from .run_users import RUN_UIDS, SHARED_UID, RunUser, UidPool, describe_users, k
 from .seccomp_filter import SeccompFilter, build as build_seccomp
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/opt", "/sys")  # /sys: the CUDA driver
+# Hidden in every run: the cgroup tree says which student's processes are frozen and when (the paired
+# host timing freezes the student's worker during each reference call, cpu_share.py), which a run
+# beside a timing could use to load the machine in step with one side's calls. Nothing a run needs.
+HIDDEN_SYSTEM = (Path("/sys/fs/cgroup"),)
 ENV_PASSTHROUGH = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH",
                    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "LANG", "LC_ALL")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -110,7 +114,7 @@ class Sandbox:
     def detect(cls, hidden: Iterable[Path] = (), library_folders: Iterable[Path] = ()) -> Sandbox:
         """The sandbox of this machine: enabled only as root, with bwrap and setpriv that pass a self-test.
         `library_folders`: where else the runs' libraries live (the CUDA toolkit), beside the system folders."""
-        hidden = tuple(_real(path) for path in hidden)
+        hidden = tuple(_real(path) for path in (*hidden, *HIDDEN_SYSTEM))
         if os.geteuid() != 0:
             return cls(False, "not root (setpriv needs root to drop to the sandbox's uids)", hidden)
         bwrap, setpriv = shutil.which("bwrap"), shutil.which("setpriv")

@@ -114,7 +114,7 @@ class Runs:
             if host:
                 stack.enter_context(self.g.timing_lane.exclusive())
                 turn = stack.enter_context(self.g.cpu_gate.exclusive())
-                if alone or self.g.policy.benchmark.host_part_holds_gpu:
+                if alone or self.host_part_holds_gpu():
                     stack.enter_context(self.g.gpu_gate.exclusive(idle=True))
             else:
                 stack.enter_context(self.g.timing_lane.exclusive())
@@ -130,6 +130,12 @@ class Runs:
                 if before is not None and after is not None:
                     self._timing_cpu[student] = self._timing_cpu.get(student, 0.0) + max(0.0, after - before)
             self._timing_turns[part] = turn
+
+    def host_part_holds_gpu(self) -> bool:
+        """[benchmark] host_part_holds_gpu, or a host lab that earns performance points: then nothing
+        but the host part's own runs may be on the machine while it is timed, as in a solo grading."""
+        return self.g.policy.benchmark.host_part_holds_gpu or any(
+            self.g.policy.performance_points(lab) > 0 for lab in self.g.options.labs if lab.host)
 
     def timing_cpu_seconds(self, student: str) -> float:
         """The CPU time of `student`'s timing turns so far (the trusted and the student's timing runs)."""

@@ -85,6 +85,12 @@ class TestSandboxedRuns(SandboxCase):
                          "test -d /usr/bin && echo usr-ok")
         self.assertEqual(result.stdout.split("\n")[:-1], ["usr-ok"], result.stderr)
 
+    def test_the_cgroup_tree_is_hidden(self):
+        if not os.path.isdir("/sys/fs/cgroup") or not os.listdir("/sys/fs/cgroup"):
+            self.skipTest("no cgroup tree on this machine to hide")
+        result = self.sh("ls -A /sys/fs/cgroup | wc -l; test -d /sys/devices && echo sys-ok")
+        self.assertEqual(result.stdout.split(), ["0", "sys-ok"], result.stderr)
+
     def test_there_is_no_network(self):
         with socket.socket() as server:
             server.bind(("127.0.0.1", 0))

@@ -162,11 +162,18 @@ class TimingLaneTest(unittest.TestCase):
     """A host part's timing turn lets GPU runs go on unless the policy says it holds the GPU, and no
     device timing turn starts while it lasts (one timing core)."""
 
-    def grader(self, tmp: str, holds: bool) -> Grader:
-        policy = Policy.load(None)
+    def grader(self, tmp: str, holds: bool, host_points: float | None = None) -> Grader:
+        policy = Policy.from_dict({"labs": {"01_host_sum": {"performance": host_points}}} if host_points else {})
         policy.benchmark = dataclasses.replace(policy.benchmark, host_part_holds_gpu=holds)
-        return Grader(fake_manifest(Path(tmp) / "build"), policy, FakeToolchain({}), Path(tmp) / "out",
-                      Options(labs=[]), log=lambda line: None)
+        manifest = fake_manifest(Path(tmp) / "build")
+        return Grader(manifest, policy, FakeToolchain({}), Path(tmp) / "out", Options(labs=manifest.labs),
+                      log=lambda line: None)
+
+    def test_a_host_lab_that_earns_performance_points_is_timed_holding_the_gpu(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertFalse(self.grader(tmp, False).runs.host_part_holds_gpu(), "lab 01 earns none by default")
+            self.assertTrue(self.grader(tmp, False, host_points=5.0).runs.host_part_holds_gpu())
+            self.assertTrue(self.grader(tmp, True).runs.host_part_holds_gpu())
 
     def beside_host_turn(self, holds: bool, other) -> bool:
         """Whether `other(grader)` (a context manager) gets in while a host timing turn is held."""
