@@ -107,8 +107,9 @@ timing runs alone)""", low=1, high=256)
     together: bool = setting(False, before="""\
 true: a student's GPU labs first run in one runner, one after another (one process and one CUDA
 context: on an H100 4 students' labs took 9.7 s of GPU that way, 16.1 s as 44 runs; 2026-11-27),
-and only the labs that did not pass there run alone. Off until a class measures faster with it: its
-long runs hold the GPU's shared side while a timing turn waits (docs/grading-at-scale.md).""")
+and only the labs that did not pass there run alone (after one more shared run of the others when
+the first ended inside one lab's part). Off until a class measures faster with it: a class of 16
+took 12.10 s a student with it and 10.79 without, one H200, one benchmark (docs/grading-at-scale.md).""")
 
 
 @dataclass
@@ -188,11 +189,11 @@ student is the next one's "before" when nothing ran on the GPU between them, or 
 most this many seconds ago: in a pipelined class other students' test runs always come between,
 and a fresh "before" costs a whole reference run per student. 0: only when nothing ran between.""")
     students_per_reference: int = setting(4, low=1, high=16, before="""\
-The "after" of several students' device parts in a row is one reference run: when another student
-waits for the GPU's timing turn as one's device part ends, its "after" is the reference run that ends
-the row (at most this many students), which is also the next one's "before". Each student's ratio is
-still its median over the mean of the reference runs just before and just after it, with nothing
-but timing runs between them. 1: a reference run after every student.""")
+The "after" of several students' device parts in a row is one reference run: when another student's
+device part is still to come as one's ends, its "after" is the reference run that ends the row (at
+most this many students), which is also the next one's "before". Each student's ratio is still its
+median over the mean of the reference runs just before and just after its own, each timed with the
+GPU alone. 1: a reference run after every student (docs/grading-at-scale.md has what each cost).""")
     host_part_holds_gpu: bool = setting(False, before="""\
 The host part's timing (lab 01, on the timing core, no GPU) holds the cores and, with this, the GPU
 too: no GPU test or sanitizer run beside it, as in a solo grading. false: those go on beside it on the
