@@ -62,6 +62,10 @@ def _element_count(text):
     return int(plain) if plain else 1 << int(power or shift)
 
 
+def _usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="Plot reduction-labs timings (see plots/README.md).")
     parser.add_argument("timings", help="timings.csv from a grading run or a student benchmark")
@@ -78,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--metric", choices=("time", "gbps"), default="time", help="y axis of the size sweep")
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="leaderboard: bars per lab (the fastest)")
     parser.add_argument("--formats", type=_comma_list(FORMATS), default=["png", "svg"])
-    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+    parser.add_argument("--jobs", type=int, default=_usable_cores(),
                         help="processes drawing the per-student figures (default: the cores this may use)")
     return parser
 
