@@ -308,8 +308,8 @@ class ClassTiming:
         if ended is None and not stopping():
             with turn(part, alone=False), self._turn_of(part):
                 with self._row:
-                    done = self._done.get(part, 0)
-                ended = self._ended.get((part, number)) if done >= number else (*self._reference(part),)
+                    ended = self._ended.get((part, number))   # ended while this student waited for its turn
+                ended = ended or (*self._reference(part),)
         if ended is None:
             outcome.problems.append("no reference run after the student's: the grader stopped")
             return {}, []
