@@ -3,7 +3,7 @@ the timekeeper's clock; the ratio to the reference, or why there is none, into t
 
 from __future__ import annotations
 
-import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ..judge.flags import add_flag
@@ -19,7 +19,8 @@ class Time(Stage):
 
     def __init__(self, grader):
         super().__init__(grader)
-        self._early: dict[str, _Early] = {}   # per student, its host part timed beside its sanitizer runs
+        self._early: dict[str, Future] = {}   # per student, its host part timed beside its sanitizer runs
+        self._early_threads = ThreadPoolExecutor(max(1, grader.options.in_flight), thread_name_prefix="early timing")
 
     def _passed(self, record: StudentRecord) -> list:
         return [self.lab(entry.folder) for entry in record.labs.values()
@@ -36,7 +37,8 @@ class Time(Stage):
         if not (self.g.options.bench and self.g.gpu and hosts):
             return
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in hosts}
-        self._early[record.student] = _Early(lambda: self.g.timing.time_host(hosts, modules, self._turn(record)))
+        self._early[record.student] = self._early_threads.submit(self.g.timing.time_host, hosts, modules,
+                                                                 self._turn(record))
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
         info = record.benchmark
@@ -72,28 +74,6 @@ class Time(Stage):
             elif not ratios and not result.note:
                 result.note, result.no_reference = "no reference timing to compare with", True
             record.labs[folder].benchmark = result
-
-
-class _Early:
-    """A part of a student's timing run in a thread of its own; result() waits for it (and raises what
-    it raised)."""
-
-    def __init__(self, work):
-        self._result, self._error = None, None
-        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True, name="early timing")
-        self._thread.start()
-
-    def _run(self, work) -> None:
-        try:
-            self._result = work()
-        except BaseException as exc:   # re-raised in the student's own thread
-            self._error = exc
-
-    def result(self):
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._result
 
 
 def _flag_timing(record: StudentRecord, folder: str, result) -> None:
