@@ -1,6 +1,6 @@
 // Lab 11 — a single pass: lab 10's two kernels in one launch. Every block walks its share of the
 // input exactly as lab 10's first kernel does (grid-stride, 16-byte loads, several accumulators,
-// shuffles); then the blocks' totals meet without a second launch and without float atomics:
+// a block tree); then the blocks' totals meet without a second launch and without float atomics:
 //   - int: one 64-bit atomicAdd per block carries the block's total and a count of the blocks
 //     added, so the block that sees every other block counted holds the whole sum (integer
 //     addition gives the same bits in any order);

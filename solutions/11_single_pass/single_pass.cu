@@ -1,6 +1,6 @@
 // Lab 11 — a single pass: lab 10's two kernels in one launch. Every block walks its share of the
 // input exactly as lab 10's first kernel does (grid-stride, 16-byte loads, several accumulators,
-// shuffles); then the blocks' totals meet without a second launch and without float atomics:
+// a block tree); then the blocks' totals meet without a second launch and without float atomics:
 //   - int: one 64-bit atomicAdd per block carries the block's total and a count of the blocks
 //     added, so the block that sees every other block counted holds the whole sum (integer
 //     addition gives the same bits in any order);
@@ -121,19 +121,35 @@ __device__ T warp_sum(T value) {  // lane 0 gets the warp's total
   return value;
 }
 
-// The sum of `value` over the block, in thread 0 (lab 09's two shuffle stages). All kBlockThreads
-// threads call it; a caller that calls it twice needs a __syncthreads() in between (warp_totals
-// is the same shared array both times).
+// The sum of `value` over the block, in thread 0. Not lab 09's two shuffle stages: here the block
+// sum is on the call's critical path (the last block's, then the float collector's), and a chain
+// of 10 dependent shuffles is the slow way to do 8 levels of adds once. Every thread stores its
+// value; after one barrier each lane of warp 0 adds 8 of them (two 16-byte loads, 3 levels), and
+// lane 0 adds the 32 lane sums (eight 16-byte loads, 5 levels): the same 8 levels, fixed order.
+// All kBlockThreads threads call it; a caller that calls it twice needs a __syncthreads() in
+// between (the shared arrays are the same both times).
 template <typename T>
 __device__ T block_sum(T value) {
-  __shared__ T warp_totals[kBlockWarps];
-  const unsigned lane = threadIdx.x % kWarpThreads;
-  const unsigned warp = threadIdx.x / kWarpThreads;
-  value = warp_sum(value);
-  if (lane == 0) warp_totals[warp] = value;
+  static_assert(kBlockThreads == 2 * kVectorItems * kWarpThreads, "warp 0's lanes add 8 values each");
+  using Vector = typename Vector4<T>::type;
+  __shared__ Vector values[kBlockThreads / kVectorItems];
+  __shared__ Vector lane_sums[kWarpThreads / kVectorItems];
+  reinterpret_cast<T*>(values)[threadIdx.x] = value;
   __syncthreads();
   value = T{0};
-  if (warp == 0) value = warp_sum(lane < kBlockWarps ? warp_totals[lane] : T{0});
+  if (threadIdx.x < kWarpThreads) {
+    const Vector a = values[2 * threadIdx.x];
+    const Vector b = values[2 * threadIdx.x + 1];
+    reinterpret_cast<T*>(lane_sums)[threadIdx.x] = ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w));
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      T quads[kWarpThreads / kVectorItems];
+#pragma unroll
+      for (int i = 0; i < kWarpThreads / kVectorItems; ++i)
+        quads[i] = (lane_sums[i].x + lane_sums[i].y) + (lane_sums[i].z + lane_sums[i].w);
+      value = ((quads[0] + quads[1]) + (quads[2] + quads[3])) + ((quads[4] + quads[5]) + (quads[6] + quads[7]));
+    }
+  }
   return value;
 }
 
@@ -235,7 +251,7 @@ __device__ void finish_float(float total, unsigned long long epoch, float* d_out
                                       kRelaxed);
     call_tag = tag;
   }
-  __syncthreads();  // broadcasts; also ends block_sum's reads of its shared array
+  __syncthreads();  // broadcasts; also ends block_sum's reads of its shared arrays
   if (!collects) return;
   const unsigned tag = call_tag;
   constexpr int kSlotsPerThread = kMaxBlocks / kBlockThreads;
