@@ -110,6 +110,10 @@ context: on an H100 4 students' labs took 9.7 s of GPU that way, 16.1 s as 44 ru
 and only the labs that did not pass there run alone (after one more shared run of the others when
 the first ended inside one lab's part). Off until a class measures faster with it: a class of 16
 took 12.10 s a student with it and 10.79 without, one H200, one benchmark (docs/grading-at-scale.md).""")
+    shared_call_timeout_s: float = setting(2.0, """\
+in that shared run, a call that runs longer ends the run, and its lab runs alone
+under call_timeout_s, which gives its verdict: a never-ending call costs this once,
+not call_timeout_s twice (an honest call takes milliseconds)""", low=0.1)
 
 
 @dataclass

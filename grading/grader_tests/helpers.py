@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 import sys
@@ -110,6 +111,7 @@ class FakeToolchain:
         self.slow_ratio = slow_ratio
         self.noisy_timings: dict[tuple[str, str], int] = {}   # per (student, lab), its noisy timings so far
         self.calls: list[tuple] = []
+        self.call_limits: list[tuple[str, float]] = []   # each test run's call limit: ("tests_labs" or a lab, seconds)
         self.plans: list[tuple[int, tuple[str, ...]]] = []   # each timing plan's samples and its items' labs
         self.budgets: list[tuple[int, float, tuple[int, ...]]] = []   # each plan's min_samples, budget_ms, items' n
 
@@ -160,6 +162,7 @@ class FakeToolchain:
         whose run would have ended early (a timeout or a crash ends the process): no part after it."""
         folders = tuple(lab.folder for lab, _, _ in labs)
         self.calls.append(("tests_labs", student, folders))
+        self.call_limits.append(("tests_labs", call_timeout))
         checks, process, going = {}, ProcessResult(0, "every lab says hello"), True
         for lab, module, plan in labs:
             if not going:
@@ -171,6 +174,7 @@ class FakeToolchain:
 
     def run_tests(self, student, lab, module, plan, cache, timeout, call_timeout):
         self.calls.append(("tests", student, lab.folder))
+        self.call_limits.append((lab.folder, call_timeout))
         return self._test_result(student, lab, module)
 
     def _test_result(self, student, lab, module):
@@ -193,6 +197,7 @@ class FakeToolchain:
         return ProcessResult(0, f"{lab.folder} says hello"), TestCheck(lab.folder, "7", n, n, n, end=True)
 
     sanitize_together = False   # the stage's tests of one tool run over several labs set it
+    unreadable_together = False   # their one run over several labs with a hazard ends without a summary
 
     def run_sanitizer_labs(self, student, labs, tool, timeout, call_timeout):
         """One run over the labs: a hazard in any of them is the run's (its log cannot say whose)."""
@@ -200,6 +205,8 @@ class FakeToolchain:
         self.calls.append(("sanitizer_labs", student, folders, tool))
         race = tool == "racecheck"
         if any(tool in self._outcome(student, folder).get("hazards", []) for folder in folders):
+            if self.unreadable_together:   # a run the program cut short: no summary to read
+                return dataclasses.replace(fixture("memcheck_error"), log="", returncode=-9)
             return fixture("racecheck_hazard" if race else "memcheck_error")
         return fixture("racecheck_clean" if race else "memcheck_clean")
 

@@ -104,9 +104,12 @@ class Test(Stage):
         was open when it ended (None when none was)."""
         tests = self.g.policy.tests
         labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.plans[entry.folder]) for entry in entries]
+        # A short call limit: a lab whose call outlives it ends this run and gets its verdict alone,
+        # under the full limit, so a never-ending call does not cost the full limit twice.
+        call_timeout = min(tests.call_timeout_s, tests.shared_call_timeout_s)
         with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
             process, checks = self.g.tools.run_tests_labs(record.student, labs, self.g.expectations,
-                                                          tests.timeout_s * len(labs), tests.call_timeout_s)
+                                                          tests.timeout_s * len(labs), call_timeout)
         if process.returncode != 0 or process.timed_out or process.stalled or process.output_limit:
             # its record would speak of another lab's end: each lab's verdict comes from another run
             return {}, next((entry.folder for entry in entries

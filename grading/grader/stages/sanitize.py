@@ -1,7 +1,8 @@
 """Sanitize: compute-sanitizer's tools on the small cases of the GPU labs that passed, each
 report read from its own log (a channel the student cannot write). Each tool first runs once over
-all of the student's passed GPU labs (its start costs more than their cases); where that run is not
-clean, each lab runs alone under the tool, so that every finding is one lab's."""
+all of the student's passed GPU labs (its start costs more than their cases); where that run found
+hazards, its halves run again, down to pairs, and the labs of no clean run run alone under the tool,
+so that every finding is one lab's."""
 
 from __future__ import annotations
 
@@ -83,23 +84,38 @@ class Sanitize(Stage):
     def _together(self, record: StudentRecord, entries: list) -> dict:
         """Each tool once over all of `entries` (a student's passed GPU labs, one after another in one
         process: a tool's start costs more than a lab's small cases). A clean run is every lab's clean
-        result for that tool; any other ends nothing: each lab is then run alone under that tool, so
-        a finding is always one lab's, from a run of that lab only. Returns (lab, tool) -> result."""
+        result for that tool. A run whose tool reported hazards is split in halves, each run once more,
+        down to pairs: a clean part vouches for its labs, and the labs of the smallest parts that were
+        not clean run alone under that tool, so a finding is always one lab's, from a run of that lab
+        only (one racy lab of 11: about 7 runs, not 12). Any other run (no clean summary, a time limit)
+        is not split: every lab of it runs alone. Returns (lab, tool) -> result."""
         config = self.g.policy.sanitizer
         if len(entries) < 2 or not self.g.tools.sanitize_together:
             return {}
-        labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.sanitizer_plans[entry.folder])
-                for entry in entries]
 
-        def run(tool: str):
+        def one_run(tool: str, group: list):
+            labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.sanitizer_plans[entry.folder])
+                    for entry in group]
             with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
-                return tool, self.g.tools.run_sanitizer_labs(record.student, labs, tool, config.timeout_s * len(labs),
-                                                             config.call_timeout_s)
+                return self.g.tools.run_sanitizer_labs(record.student, labs, tool, config.timeout_s * len(labs),
+                                                       config.call_timeout_s)
+
+        def narrow(tool: str, group: list) -> dict:
+            result = one_run(tool, group)
+            status = sanitizer_finding(tool, result).status
+            if status == CLEAN:   # the output is every lab's: no lab's to show
+                return {(entry.folder, tool): dataclasses.replace(result, stdout="", stderr="") for entry in group}
+            if status != HAZARDS or len(group) <= 2:
+                return {}
+            half = (len(group) + 1) // 2
+            found = {}
+            for part in (group[:half], group[half:]):
+                if len(part) >= 2:
+                    found.update(narrow(tool, part))
+            return found
 
         found = {}
         with pool(self.g.policy.tests.concurrency) as runs:
-            for tool, result in runs.map(run, config.tools):
-                if sanitizer_finding(tool, result).status == CLEAN:   # the output is every lab's: no lab's to show
-                    found.update({(entry.folder, tool): dataclasses.replace(result, stdout="", stderr="")
-                                  for entry in entries})
+            for vouched in runs.map(lambda tool: narrow(tool, entries), config.tools):
+                found.update(vouched)
         return found

@@ -1,6 +1,7 @@
 """One sanitizer run per tool over a student's passed GPU labs (sanitize.py): a clean run is each
-lab's clean result; any other is thrown away and every lab runs alone under that tool, so a finding
-is always one lab's, and the record is the one a grading of one run per lab writes (but the
+lab's clean result; one whose tool found hazards is split in halves down to pairs, a clean part
+vouching for its labs, and the labs of no clean run run alone under that tool; any other run is
+thrown away and every lab runs alone. A finding is always one lab's, and the record is the one a grading of one run per lab writes (but the
 program output beside a clean result: that run's is every lab's, so none is shown)."""
 
 import json
@@ -32,17 +33,36 @@ class SanitizeTogether(ClassCase):
             self.assertEqual([(f["tool"], f["status"]) for f in findings], [(tool, "clean") for tool in TOOLS], folder)
             self.assertEqual(labs["amy"][folder]["score"]["correctness"], 10.0)
 
-    def test_a_finding_sends_that_tool_back_to_one_run_per_lab_and_stays_with_its_lab(self):
+    def test_a_finding_splits_that_tool_s_run_and_stays_with_its_lab(self):
+        labs_run = ("01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved", "05_sequential",
+                    "06_first_add", "07_last_warp")
+        gpu = labs_run[1:]
         tools = Together({"amy": {"03_shared_atomic": {"verdict": "PASSED", "why": "", "hazards": ["racecheck"]}}})
-        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=labs_run)
         calls = self.sanitizer_calls(tools, "amy")
+        self.assertEqual(sorted(call[2] for call in calls if call[0] == "sanitizer_labs" and call[3] == "racecheck"),
+                         sorted([gpu, gpu[:3], gpu[:2], gpu[3:]]),
+                         "halves down to pairs; the clean half (05-07) is not split")
         self.assertEqual(sorted(call for call in calls if call[0] == "sanitizer"),
-                         sorted(("sanitizer", "amy", folder, "racecheck") for folder in GPU_LABS))
-        self.assertEqual(len([call for call in calls if call[0] == "sanitizer_labs"]), 3)
+                         sorted(("sanitizer", "amy", folder, "racecheck") for folder in gpu[:3]),
+                         "the labs of no clean run run alone, the racy one among them")
+        self.assertEqual(sorted(call[3] for call in calls if call[0] == "sanitizer_labs" and call[2] == gpu),
+                         sorted(TOOLS), "the other tools' runs were clean: not split")
         self.assertEqual(labs["amy"]["03_shared_atomic"]["sanitizer"]["hazards"], {"racecheck": 2})
-        for folder in ("02_atomic", "04_interleaved"):
-            self.assertEqual(labs["amy"][folder]["sanitizer"]["hazards"], {}, folder)
-            self.assertEqual(labs["amy"][folder]["score"]["correctness"], 10.0, folder)
+        for folder in gpu:
+            if folder != "03_shared_atomic":
+                self.assertEqual(labs["amy"][folder]["sanitizer"]["hazards"], {}, folder)
+                self.assertEqual(labs["amy"][folder]["score"]["correctness"], 10.0, folder)
+
+    def test_a_run_without_a_clean_summary_is_not_split(self):
+        tools = Together({"amy": {"03_shared_atomic": {"verdict": "PASSED", "why": "", "hazards": ["memcheck"]}}})
+        tools.unreadable_together = True
+        self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
+        calls = self.sanitizer_calls(tools, "amy")
+        self.assertEqual(sorted(call[2] for call in calls if call[0] == "sanitizer_labs" and call[3] == "memcheck"),
+                         [GPU_LABS])
+        self.assertEqual(sorted(call[2] for call in calls if call[0] == "sanitizer" and call[3] == "memcheck"),
+                         sorted(GPU_LABS))
 
     def test_one_passed_gpu_lab_runs_alone_under_each_tool(self):
         tools = Together({"amy": {"03_shared_atomic": {"verdict": "WRONG_ANSWER", "why": ""},

@@ -62,6 +62,23 @@ class TestsTogether(ClassCase):
                          {"01_host_sum": "PASSED", "02_atomic": "PASSED", "03_shared_atomic": "WRONG_ANSWER",
                           "04_interleaved": "TIMEOUT", "05_sequential": "PASSED"})
 
+    def test_the_shared_run_has_the_short_call_limit_and_a_lab_alone_the_full_one(self):
+        tools = Together({"amy": {"04_interleaved": outcome("TIMEOUT")}})
+        policy = together()
+        policy.tests.call_timeout_s, policy.tests.shared_call_timeout_s = 20.0, 2.0
+        labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS, policy=policy)
+        self.assertEqual(sorted(set(tools.call_limits)),
+                         [("01_host_sum", 20.0), ("04_interleaved", 20.0), ("tests_labs", 2.0)])
+        self.assertEqual(labs["amy"]["04_interleaved"]["verdict"], "TIMEOUT", "the verdict is the alone run's")
+        self.assertIn("20 s", labs["amy"]["04_interleaved"]["detail"])
+
+    def test_a_shared_limit_above_the_call_limit_is_the_call_limit(self):
+        tools = Together({})
+        policy = together()
+        policy.tests.call_timeout_s, policy.tests.shared_call_timeout_s = 5.0, 30.0
+        self.grade(tools, self.students("amy"), in_flight=1, labs=LABS, policy=policy)
+        self.assertEqual(sorted(set(tools.call_limits)), [("01_host_sum", 5.0), ("tests_labs", 5.0)])
+
     def test_a_second_shared_run_that_does_not_end_cleanly_leaves_every_lab_alone(self):
         tools = Together({"amy": {"03_shared_atomic": outcome("TIMEOUT"), "04_interleaved": outcome("TIMEOUT")}})
         labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS)
