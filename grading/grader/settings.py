@@ -104,12 +104,11 @@ reports no progress for this long, whatever the run's environment says""", low=1
 labs tested (and sanitized) at the same time on the one GPU (correctness only;
 timing runs alone)""", low=1, high=256)
     large: bool = setting(False, "also run Large.* (n > 2^31, 8 GiB inputs); same as --large")
-    together: bool = setting(False, before="""\
+    together: bool = setting(True, before="""\
 true: a student's GPU labs first run in one runner, one after another (one process and one CUDA
-context: on an H100 4 students' labs took 9.7 s of GPU that way, 16.1 s as 44 runs; 2026-11-27),
-and only the labs that did not pass there run alone (after one more shared run of the others when
-the first ended inside one lab's part). Off until a class measures faster with it: a class of 16
-took 12.10 s a student with it and 10.79 without, one H200, one benchmark (docs/grading-at-scale.md).""")
+context for them all), and only the labs that did not pass there run alone (after one more shared
+run of the others when the first ended inside one lab's part). A class of 16 on one H200 took 10.64
+s a student with it and 11.55 without, one benchmark (2026-11-27, docs/grading-at-scale.md).""")
     shared_call_timeout_s: float = setting(2.0, """\
 in that shared run, a call that runs longer ends the run, and its lab runs alone
 under call_timeout_s, which gives its verdict: a never-ending call costs this once,

@@ -1,12 +1,13 @@
 """Sanitize: compute-sanitizer's tools on the small cases of the GPU labs that passed, each
 report read from its own log (a channel the student cannot write). Each tool first runs once over
 all of the student's passed GPU labs (its start costs more than their cases); where that run found
-hazards, its halves run again, down to pairs, and the labs of no clean run run alone under the tool,
-so that every finding is one lab's."""
+hazards, groups of its labs run again, and the labs of no clean run run alone under the tool, so
+that every finding is one lab's."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 from ..judge.flags import add_flag
@@ -84,11 +85,12 @@ class Sanitize(Stage):
     def _together(self, record: StudentRecord, entries: list) -> dict:
         """Each tool once over all of `entries` (a student's passed GPU labs, one after another in one
         process: a tool's start costs more than a lab's small cases). A clean run is every lab's clean
-        result for that tool. A run whose tool reported hazards is split in halves, each run once more,
-        down to pairs: a clean part vouches for its labs, and the labs of the smallest parts that were
-        not clean run alone under that tool, so a finding is always one lab's, from a run of that lab
-        only (one racy lab of 11: about 7 runs, not 12). Any other run (no clean summary, a time limit)
-        is not split: every lab of it runs alone. Returns (lab, tool) -> result."""
+        result for that tool. A run whose tool reported hazards is split into groups of about the square
+        root of its labs, all run at once: a clean group vouches for its labs, and the labs of the
+        others run alone under that tool, so a finding is always one lab's, from a run of that lab
+        only (one racy lab of 11: 1 + 4 + 3 runs in three rounds, not 1 + 11 in two; each round of a
+        student waits for the timing turns queued before it). Any other run (no clean summary, a
+        time limit) is not split: every lab of it runs alone. Returns (lab, tool) -> result."""
         config = self.g.policy.sanitizer
         if len(entries) < 2 or not self.g.tools.sanitize_together:
             return {}
@@ -100,22 +102,28 @@ class Sanitize(Stage):
                 return self.g.tools.run_sanitizer_labs(record.student, labs, tool, config.timeout_s * len(labs),
                                                        config.call_timeout_s)
 
-        def narrow(tool: str, group: list) -> dict:
+        def run_group(tool: str, group: list) -> tuple[str, dict]:
+            """The finding status of one run of `group`, and each of its labs -> that run where it was clean."""
             result = one_run(tool, group)
             status = sanitizer_finding(tool, result).status
-            if status == CLEAN:   # the output is every lab's: no lab's to show
-                return {(entry.folder, tool): dataclasses.replace(result, stdout="", stderr="") for entry in group}
-            if status != HAZARDS or len(group) <= 2:
-                return {}
-            half = (len(group) + 1) // 2
-            found = {}
-            for part in (group[:half], group[half:]):
-                if len(part) >= 2:
-                    found.update(narrow(tool, part))
+            if status != CLEAN:
+                return status, {}
+            # the output is every lab's: no lab's to show
+            return status, {(entry.folder, tool): dataclasses.replace(result, stdout="", stderr="") for entry in group}
+
+        def narrow(tool: str) -> dict:
+            status, found = run_group(tool, entries)
+            if status != HAZARDS or len(entries) <= 2:
+                return found
+            size = math.ceil(math.sqrt(len(entries)))   # 11 labs: groups of 3, 3, 3 and 2
+            groups = [group for i in range(0, len(entries), size) if len(group := entries[i:i + size]) >= 2]
+            with pool(len(groups)) as runs:   # one round: each round of a student waits for the timing turns
+                for _, part in runs.map(lambda group: run_group(tool, group), groups):
+                    found.update(part)
             return found
 
         found = {}
         with pool(self.g.policy.tests.concurrency) as runs:
-            for vouched in runs.map(lambda tool: narrow(tool, entries), config.tools):
-                found.update(vouched)
+            for part in runs.map(narrow, config.tools):
+                found.update(part)
         return found

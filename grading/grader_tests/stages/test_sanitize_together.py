@@ -1,5 +1,5 @@
 """One sanitizer run per tool over a student's passed GPU labs (sanitize.py): a clean run is each
-lab's clean result; one whose tool found hazards is split in halves down to pairs, a clean part
+lab's clean result; one whose tool found hazards is split into groups run at once, a clean group
 vouching for its labs, and the labs of no clean run run alone under that tool; any other run is
 thrown away and every lab runs alone. A finding is always one lab's, and the record is the one a grading of one run per lab writes (but the
 program output beside a clean result: that run's is every lab's, so none is shown)."""
@@ -33,7 +33,7 @@ class SanitizeTogether(ClassCase):
             self.assertEqual([(f["tool"], f["status"]) for f in findings], [(tool, "clean") for tool in TOOLS], folder)
             self.assertEqual(labs["amy"][folder]["score"]["correctness"], 10.0)
 
-    def test_a_finding_splits_that_tool_s_run_and_stays_with_its_lab(self):
+    def test_a_finding_splits_that_tool_s_run_into_groups_and_stays_with_its_lab(self):
         labs_run = ("01_host_sum", "02_atomic", "03_shared_atomic", "04_interleaved", "05_sequential",
                     "06_first_add", "07_last_warp")
         gpu = labs_run[1:]
@@ -41,8 +41,8 @@ class SanitizeTogether(ClassCase):
         labs = self.grade(tools, self.students("amy"), in_flight=1, labs=labs_run)
         calls = self.sanitizer_calls(tools, "amy")
         self.assertEqual(sorted(call[2] for call in calls if call[0] == "sanitizer_labs" and call[3] == "racecheck"),
-                         sorted([gpu, gpu[:3], gpu[:2], gpu[3:]]),
-                         "halves down to pairs; the clean half (05-07) is not split")
+                         sorted([gpu, gpu[:3], gpu[3:]]),
+                         "groups of 3 (the square root of 6); the clean one (05-07) vouches")
         self.assertEqual(sorted(call for call in calls if call[0] == "sanitizer"),
                          sorted(("sanitizer", "amy", folder, "racecheck") for folder in gpu[:3]),
                          "the labs of no clean run run alone, the racy one among them")
