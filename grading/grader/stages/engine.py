@@ -292,7 +292,9 @@ class Grader:
         def run(tool: str):
             return self.tools.run_sanitizer(SELF_TEST, lab, tool, module, self.sanitizer_plans[lab.folder],
                                             config.timeout_s, config.call_timeout_s)
-        problem = self_test(run, config.tools, f"the reference of {lab.folder}")
+        with pool(len(config.tools)) as runs:   # at once: each tool's start takes seconds, before any student
+            results = dict(zip(config.tools, runs.map(run, config.tools)))
+        problem = self_test(results.__getitem__, config.tools, f"the reference of {lab.folder}")
         if not problem:
             self.note(f"sanitizer: {', '.join(config.tools)} report on a log of their own (self-test on the reference "
                      f"of {lab.folder}: clean)")
