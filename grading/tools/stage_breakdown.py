@@ -14,7 +14,8 @@ Per stage (compile, test, sanitize, time, and the runs again alone):
   GPU s      the seconds at least one of its runs held the GPU (the union of their intervals)
 and for the whole grading: its wall seconds, the seconds the GPU was busy with any run, the seconds
 it waited idle (no run held it: compiles, the host lab's timing, the grader's own work, the end of
-the class), and the grader's own CPU time. "Held the GPU" is the grader's word: a run on the GPU
+the class), the grader's own CPU time, and the seconds it spent before that wall began (the run's
+plans and expected sums, the sanitizer's self-test: before its first student). "Held the GPU" is the grader's word: a run on the GPU
 from its start to its end, process start and host-side work included.
 """
 
@@ -53,6 +54,7 @@ class Breakdown:
     gpu_idle_s: float
     grader_cpu_s: float | None
     rows: list[StageRow] = field(default_factory=list)
+    prepared_s: float | None = None   # before the ledger's wall: the grader's plans, expected sums, self-tests
 
 
 def union_seconds(intervals: list[tuple[float, float]]) -> float:
@@ -90,13 +92,15 @@ def breakdown(grading: Grading) -> Breakdown:
     students = len({stage.student for stage in grading.stages})
     return Breakdown(grading.opened.worker, students, round(wall, 3), round(busy, 3), round(max(0.0, wall - busy), 3),
                      grading.closed.grader_cpu_s if grading.closed else None,
-                     [row for row in rows.values() if row.runs or row.students])
+                     [row for row in rows.values() if row.runs or row.students], grading.opened.prepared_s)
 
 
 def lines(result: Breakdown) -> list[str]:
     per = max(result.students, 1)
     text = [f"{result.worker}: {result.students} students, {result.wall_s:.1f} s wall; GPU busy {result.gpu_busy_s:.1f} s, "
             f"idle {result.gpu_idle_s:.1f} s ({result.gpu_idle_s / result.wall_s:.0%} of the wall)"
+            + ("" if result.prepared_s is None else
+               f", after {result.prepared_s:.1f} s of preparing (plans, expected sums, self-tests)")
             if result.wall_s else f"{result.worker}: nothing graded",
             f"{'stage':<10}{'students':>9}{'runs':>7}{'stage s':>10}{'run s':>10}{'CPU s':>10}{'GPU s':>9}"
             f"{'per student: stage s':>22}{'CPU s':>8}{'GPU s':>8}"]

@@ -8,7 +8,8 @@ run's folder as the grading goes; nothing a student's process can write. One fil
 `--gpus` worker has its own folder): one ledger per GPU. A grading resumed with the same seed appends
 to the same file; each grading begins with an `opened` line and the reader keeps the last grading.
 
-    {"v": 1, "kind": "opened", "run": "5f0c...", "worker": "worker-gpu0", "started": "2026-11-27T10:40:00+00:00"}
+    {"v": 1, "kind": "opened", "run": "5f0c...", "worker": "worker-gpu0", "started": "2026-11-27T10:40:00+00:00",
+     "prepared_s": 6.2}
     {"v": 1, "kind": "span", "stage": "test", "student": "ana", "gpu": true, "start_s": 12.41, "seconds": 8.02}
     {"v": 1, "kind": "stage", "stage": "test", "student": "ana", "seconds": 19.3, "cpu_s": 41.2}
     {"v": 1, "kind": "closed", "seconds": 362.4, "grader_cpu_s": 30.1}
@@ -35,6 +36,8 @@ class Opened:
     run: str
     worker: str
     started: str
+    prepared_s: float | None = None   # the grader's work before its first student: plans, expected sums,
+                                      # self-tests (None: a ledger of before it was kept)
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class Grading:
 class Ledger:
     """Appends to `path` (None: keeps nothing), one line a call, from any thread."""
 
-    def __init__(self, path: Path | None, run: str, worker: str) -> None:
+    def __init__(self, path: Path | None, run: str, worker: str, prepared_s: float = 0.0) -> None:
         self.path = path
         self._t0 = time.monotonic()
         self._cpu0 = time.process_time()
@@ -88,7 +91,7 @@ class Ledger:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        self._write(Opened(run, worker, started))
+        self._write(Opened(run, worker, started, round(prepared_s, 3)))
 
     def span(self, stage: str, student: str, gpu: bool, started: float, seconds: float) -> None:
         """A run that began at `started` (time.monotonic()) and took `seconds`."""

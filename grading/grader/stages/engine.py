@@ -159,9 +159,11 @@ class Grader:
         result.no_gpu = not self.gpu
         result.sanitizer_missing = self.options.sanitizer and self.gpu and not self.sanitizer_ok
         result.seed, result.sandbox = self.seed, self.tools.sandbox_status()
+        preparing = time.monotonic()
         self._prepare_run(result)
         # When each run ran, and each student's stages: the benchmark's per-stage breakdown (ledger.py).
-        self.ledger = Ledger(self._run_folder() / LEDGER_FILE, self.run, self.options.run_tag or "main")
+        self.ledger = Ledger(self._run_folder() / LEDGER_FILE, self.run, self.options.run_tag or "main",
+                             prepared_s=time.monotonic() - preparing)
         self.neighbours.on_run = self.ledger.span
         names = roster or [name for name, _ in students]
         self.emit(ev.ClassStarted(students=len(students)))

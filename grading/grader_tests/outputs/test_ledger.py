@@ -22,7 +22,7 @@ class LedgerFileTest(unittest.TestCase):
             first = Ledger(path, "run1", "main")
             first.span("compile", "amy", False, 0.0, 1.0)
             first.close()
-            second = Ledger(path, "run2", "worker-gpu1")
+            second = Ledger(path, "run2", "worker-gpu1", prepared_s=1.25)
             second.span("test", "ben", True, second._t0 + 0.5, 2.0)
             second.stage("test", "ben", 3.0, None)
             with open(path, "a", encoding="utf-8") as handle:
@@ -31,9 +31,19 @@ class LedgerFileTest(unittest.TestCase):
             grading = read(path)
         self.assertEqual(grading.opened.run, "run2")
         self.assertEqual(grading.opened.worker, "worker-gpu1")
+        self.assertEqual(grading.opened.prepared_s, 1.25)
         self.assertEqual(grading.spans, [Span("test", "ben", True, 0.5, 2.0)])
         self.assertEqual(grading.stages, [StageTime("test", "ben", 3.0, None)])
         self.assertIsNone(grading.closed, "the second grading never closed (cut off)")
+
+    def test_a_ledger_of_before_its_preparing_was_kept_reads_as_not_known(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / LEDGER_FILE
+            path.write_text(json.dumps({"v": 1, "kind": "opened", "run": "r", "worker": "main", "started": ""}) + "\n",
+                            encoding="utf-8")
+            grading = read(path)
+        self.assertIsNone(grading.opened.prepared_s)
+        self.assertNotIn("preparing", lines(breakdown(grading))[0])
 
     def test_a_ledger_without_a_path_writes_nothing(self):
         ledger = Ledger(None, "", "")
@@ -48,7 +58,7 @@ class BreakdownTest(unittest.TestCase):
         self.assertEqual(union_seconds([(5, 6), (0, 1), (1, 2)]), 3.0)
 
     def test_gpu_busy_idle_and_stage_sums(self):
-        grading = Grading(Opened("r", "main", ""),
+        grading = Grading(Opened("r", "main", "", 2.5),
                           spans=[Span("compile", "amy", False, 0.0, 3.0), Span("test", "amy", True, 3.0, 4.0),
                                  Span("test", "amy", True, 5.0, 4.0), Span("time", "amy", False, 9.0, 1.0),
                                  Span("time", "amy", True, 10.0, 2.0), Span(ALONE, "amy", True, 12.5, 1.0)],
@@ -65,7 +75,7 @@ class BreakdownTest(unittest.TestCase):
         self.assertNotIn("sanitize", rows, "a stage nothing ran in has no row")
         self.assertEqual(result.students, 1)
         text = "\n".join(lines(result))
-        self.assertIn("idle 7.0 s (44% of the wall)", text)
+        self.assertIn("idle 7.0 s (44% of the wall), after 2.5 s of preparing", text)
 
 
 class GradingLedgerTest(unittest.TestCase):
@@ -86,6 +96,7 @@ class GradingLedgerTest(unittest.TestCase):
             found = breakdowns(root / "out")
         names = {name for name, _ in students}
         self.assertIsNotNone(grading.closed)
+        self.assertGreaterEqual(grading.opened.prepared_s, 0.0)
         stages = Counter(stage.stage for stage in grading.stages)
         self.assertEqual(stages, {stage: len(names) for stage in ("compile", "test", "sanitize", "time")})
         spans = Counter(span.stage for span in grading.spans)
