@@ -13,7 +13,7 @@ the runs again alone, the timing) is the gap between these seconds and bench_thr
 seconds per student. Every run must come back right (each lab's part all right, each tool's log
 clean): a line that says otherwise is not a measurement.
 
-    python3 grading/tools/student_gpu_cost.py [--build-dir build/solutions] [--at-once 4] [--policy FILE]
+    python3 grading/tools/student_gpu_cost.py [--build-dir build/solutions] [--at-once N] [--policy FILE]
 
 Needs a built solutions preset and a GPU (the sanitizer lines also compute-sanitizer). Exit 0 when
 it measured, 1 when a run did not come back right, 2 when it could not measure.
@@ -113,7 +113,7 @@ def measure(tools, manifest, labs: list[Lab], policy: Policy, work: Path, count:
 def main(argv: list[str] | None = None, tools=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", type=Path, default=Path("build/solutions"))
-    parser.add_argument("--at-once", type=int, default=4, help="students at once (default 4, [pipeline] students)")
+    parser.add_argument("--at-once", type=int, help="students at once (default: the policy's [pipeline] students)")
     parser.add_argument("--policy", type=Path, default=GRADING / "policy.toml")
     args = parser.parse_args(argv)
     try:
@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None, tools=None) -> int:
         print("student_gpu_cost: no GPU on this machine: nothing to measure", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="student-gpu-cost-") as work:
-        lines = measure(tools, manifest, labs, policy, Path(work), max(1, args.at_once))
+        count = args.at_once if args.at_once is not None else policy.pipeline.students
+        lines = measure(tools, manifest, labs, policy, Path(work), max(1, count))
     for line in lines:
         print(line.text())
     return 0 if all(line.right for line in lines) else 1

@@ -80,6 +80,12 @@ class StudentGpuCostTest(unittest.TestCase):
         self.assertIn("3 students' tools at once (9 runs)", lines[-1])
         self.assertTrue(all(line.endswith(" s") for line in lines), lines)
 
+    def test_the_students_at_once_are_the_policys_by_default(self):
+        status, lines, err = self.run_tool(Recording())
+        self.assertEqual(status, 0, err)
+        count = Policy.load(GRADING / "policy.toml").pipeline.students
+        self.assertIn(f"tests: {count} runners of the 3 labs at once", lines[2])
+
     def test_a_run_that_is_not_right_marks_its_line_and_the_status(self):
         status, lines, _ = self.run_tool(Recording(wrong="05_sequential"))
         self.assertEqual(status, 1)
