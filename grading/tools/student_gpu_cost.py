@@ -57,9 +57,10 @@ def timed(what: str, work) -> Line:
     return Line(what, time.monotonic() - start, right)
 
 
-def at_once(count: int, work) -> bool:
-    with ThreadPoolExecutor(count) as runs:
-        return all(runs.map(lambda _: work(), range(count)))
+def at_once(works: list) -> bool:
+    """Every one of `works` at the same time: whether each came back right."""
+    with ThreadPoolExecutor(len(works)) as runs:
+        return all(list(runs.map(lambda work: work(), works)))
 
 
 def measure(tools, manifest, labs: list[Lab], policy: Policy, work: Path, count: int) -> list[Line]:
@@ -91,13 +92,12 @@ def measure(tools, manifest, labs: list[Lab], policy: Policy, work: Path, count:
         return sanitizer_finding(tool, result).status == CLEAN
 
     def every_tool() -> bool:   # one student's tools at once
-        with ThreadPoolExecutor(len(sanitizer.tools)) as runs:
-            return all(list(runs.map(lambda tool: tool_over(tool, sanitized), sanitizer.tools)))
+        return at_once([lambda tool=tool: tool_over(tool, sanitized) for tool in sanitizer.tools])
 
     n = len(labs)
     lines = [timed(f"tests: {n} labs in one runner", all_labs),
              timed(f"tests: {n} labs, a runner each, one after another", lambda: all([one_lab(lab) for lab in labs])),
-             timed(f"tests: {count} runners of the {n} labs at once", lambda: at_once(count, all_labs))]
+             timed(f"tests: {count} runners of the {n} labs at once", lambda: at_once([all_labs] * count))]
     if not tools.sanitizer_available():
         return lines
     for tool in sanitizer.tools:
@@ -106,7 +106,7 @@ def measure(tools, manifest, labs: list[Lab], policy: Policy, work: Path, count:
                            lambda tool=tool: tool_over(tool, sanitized[:1])))
     lines.append(timed(f"sanitize: the {len(sanitizer.tools)} tools at once over the {n} labs", every_tool))
     lines.append(timed(f"sanitize: {count} students' tools at once ({count * len(sanitizer.tools)} runs)",
-                       lambda: at_once(count, every_tool)))
+                       lambda: at_once([every_tool] * count)))
     return lines
 
 
