@@ -222,7 +222,7 @@ class FakeToolchain:
         self.budgets.append((min_samples, budget_ms, tuple(int(item.split(",")[4]) for item in items)))
         return "\n".join(items)
 
-    def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None):
+    def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None, on_ended=None):
         """Reference labs take 400/lab number us, the roof 20 and CUB 24; a student's lab 1.02x its
         reference, or slow_ratio x when the outcome says slow. Every call is reported 20 us beyond its
         claim on the timekeeper's clock; `clock` in the outcome adds that many us more (work the claim

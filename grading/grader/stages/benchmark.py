@@ -33,6 +33,7 @@ import dataclasses
 import statistics
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,7 +131,7 @@ class ClassTiming:
         self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
         self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
                       for type_ in config.types for size in (config.host_sizes if lab.host else config.sizes)]
-        self._last: dict[str, tuple[dict, str]] = {}   # per part, the latest reference run: (by cell, device)
+        self._last: dict[str, _ReferenceRun] = {}        # per part, the latest reference run
         self._last_at: dict[str, float] = {}            # per part, when it ended (time.monotonic())
         self.clock = time.monotonic
         self.problems: list[str] = []
@@ -138,16 +139,36 @@ class ClassTiming:
         # reference run of a part is numbered, and a student whose "after" is the next one waits for it.
         self._row = threading.Condition()
         self._done: dict[str, int] = {}                  # per part, reference runs ended so far
-        self._ended: dict[tuple[str, int], tuple[dict, str, list[str]]] = {}   # (part, number): the run
+        self._ended: dict[tuple[str, int], _ReferenceRun] = {}   # (part, number): the run
         self._in_row: dict[str, int] = {}                # per part, students waiting for the run that ends the row
         self._in_turn: dict[str, int] = {}               # per part, threads in a timing turn of it now
         self._coming = 0                                 # students being timed whose device run is still to come
         self.row_wait_s = 1.0                            # how often a student waiting for its "after" looks
+        # The checker reads a timing run on the CPU (about 0.2 s a device run on an H100, 2026-11-28):
+        # it needs no GPU, so it goes on beside the turn's next run, or after the turn, never in it.
+        self._checks = ThreadPoolExecutor(8, thread_name_prefix="timing check")
 
-    def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str):
+    def _run(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str) -> Future:
+        """One timing run: returns once its processes ended, its check maybe still running; the
+        future gives (the checked run, its problems). A run that failed before its processes ended
+        raises here, in the turn, as it always did."""
+        ended, returned = threading.Event(), threading.Event()
+
+        def on_ended() -> None:
+            ended.set()
+            returned.set()
+        future = self._checks.submit(self._run_checked, plan, sandboxed, readable, part, on_ended)
+        future.add_done_callback(lambda _: returned.set())
+        returned.wait()
+        if not ended.is_set():
+            future.result()   # raises what the run raised (a run that returns has called on_ended)
+        return future
+
+    def _run_checked(self, plan: str, sandboxed: bool, readable: tuple[Path, ...], part: str, on_ended):
         # A host part's runs get no GPU, as the host lab's test runs: nothing of it runs on the GPU.
         run = self.tools.time(plan, self.work, sandboxed, readable, self.gpu and part == DEVICE,
-                              self.config.timeout_s, self.config.call_timeout_s, self.cache)
+                              self.config.timeout_s, self.config.call_timeout_s, self.cache, on_ended=on_ended)
+        on_ended()   # a toolchain that checks nothing after its run
         problems = [run.problem] if run.problem else []
         if run.process.timed_out or run.process.stalled:
             problems.append(f"a timing run did not finish within its limit ({'student' if sandboxed else 'reference'})")
@@ -162,22 +183,23 @@ class ClassTiming:
         return self.tools.timing_plan(self.seed, items, samples, self.config.warmup, self.config.call_timeout_s,
                                       min_samples=min(self.config.min_samples, samples), budget_ms=budget_ms)
 
-    def _reference(self, part: str) -> tuple[dict, str, list[str]]:
+    def _reference(self, part: str) -> "_ReferenceRun":
         """A trusted run of the references of every cell of the part this grading times, and the
         baselines of their sizes: whichever labs the next student passed, this run can be its "before"
-        (a run of one student's labs only could not be the next one's when that one passed others)."""
+        (a run of one student's labs only could not be the next one's when that one passed others).
+        Returns once its processes ended; its check may still be running."""
         cells = [cell for cell in self.cells if self.labs[cell.lab].host == (part == HOST)]
         items, ids = _items(cells, self.manifest.reference_module, True, self.labs)
-        run, problems = self._run(self._plan(items, part), False, (), part)
-        self._last[part] = (_by_cell(run.check, ids), run.check.device if run.check else "")
+        reference = _ReferenceRun(self._run(self._plan(items, part), False, (), part), ids)
+        self._last[part] = reference
         self._last_at[part] = self.clock()
         with self._row:   # the "after" of every student of the row waiting for it
             number = self._done.get(part, 0) + 1
-            self._ended[(part, number)] = (*self._last[part], problems)
+            self._ended[(part, number)] = reference
             self._ended.pop((part, number - 64), None)
             self._done[part], self._in_row[part] = number, 0
             self._row.notify_all()
-        return self._last[part][0], self._last[part][1], problems
+        return reference
 
     def _cells(self, wanted: set[str], part: str) -> list[Cell]:
         return [cell for cell in self.cells if cell.lab in wanted and self.labs[cell.lab].host == (part == HOST)]
@@ -256,7 +278,8 @@ class ClassTiming:
             with turn(part, alone=attempt > 1) as quiet, self._turn_of(part):
                 if attempt > 1 or not (quiet or self._recent(part)):
                     self._last.pop(part, None)   # other work ran there since, long ago: measure a fresh "before"
-                runs = self._time_part(part, cells, labs, modules, outcome, coming if attempt == 1 else None)
+                checked = self._time_part(part, cells, labs, modules, outcome, coming if attempt == 1 else None)
+            runs = checked()   # the checks of the turn's runs, after the turn: the GPU serves others meanwhile
             if isinstance(runs[2], int):   # its "after" is the run that ends the row
                 after, device = self._after_row(part, runs[2], outcome, turn)
                 runs = (runs[0], runs[1], after, runs[3] + device)
@@ -309,39 +332,46 @@ class ClassTiming:
             with turn(part, alone=False), self._turn_of(part):
                 with self._row:
                     ended = self._ended.get((part, number))   # ended while this student waited for its turn
-                ended = ended or (*self._reference(part),)
+                ended = ended or self._reference(part)
         if ended is None:
             outcome.problems.append("no reference run after the student's: the grader stopped")
             return {}, []
-        after, device, problems = ended
+        after, device, problems = ended.result()
         outcome.problems += problems
         return after, [device]
 
     def _time_part(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
-                   outcome: Outcome, coming: "_Coming | None" = None) -> tuple[dict, dict, dict | int, list[str]]:
-        """Before, the student's own, after (by cell) and the devices named, of one part. With `coming`
-        (a first timing), the "after" may be left to a later turn: then it is the number of the
-        reference run to wait for."""
+                   outcome: Outcome, coming: "_Coming | None" = None):
+        """The runs of one part; returns once their processes ended, with a function that waits for
+        their checks and gives before, the student's own, after (by cell) and the devices named. With
+        `coming` (a first timing), the "after" may be left to a later turn: then it is the number of
+        the reference run to wait for."""
         if part == HOST and self.tools.pairs_host_timing:
-            return self._time_paired(cells, labs, modules, outcome)
+            paired = self._time_paired(cells, labs, modules, outcome)
+            return lambda: paired
         last = self._last.get(part)
-        if last is not None and all((c.lab, c.type, c.n) in last[0] for c in cells):
-            before, device = last
-        else:
-            before, device, problems = self._reference(part)
-            outcome.problems += problems
+        fresh = last is None or not all((c.lab, c.type, c.n) in last.result()[0] for c in cells)
+        before_run = self._reference(part) if fresh else last
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
         readable = tuple(dict.fromkeys(modules[c.lab] for c in cells))
-        run, problems = self._run(self._plan(items, part), True, readable, part)
-        outcome.problems += problems
-        outcome.program_output = program_output(run.process.stdout, run.process.stderr)
-        own = _own(run, ids)
+        own_run = self._run(self._plan(items, part), True, readable, part)
         number = self._joins_row(part, coming) if coming is not None else None
-        if number is not None:
-            return before, own, number, [device]
-        after, device_after, problems = self._reference(part)
-        outcome.problems += problems
-        return before, own, after, [device, device_after]
+        after_run = self._reference(part) if number is None else None
+
+        def checked() -> tuple[dict, dict, dict | int, list[str]]:
+            before, device, problems = before_run.result()
+            if fresh:   # a reused run's problems were its first student's
+                outcome.problems += problems
+            run, problems = own_run.result()
+            outcome.problems += problems
+            outcome.program_output = program_output(run.process.stdout, run.process.stderr)
+            own = _own(run, ids)
+            if after_run is None:
+                return before, own, number, [device]
+            after, device_after, problems = after_run.result()
+            outcome.problems += problems
+            return before, own, after, [device, device_after]
+        return checked
 
     def _time_paired(self, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
                      outcome: Outcome) -> tuple[dict, dict, dict, list[str]]:
@@ -374,6 +404,26 @@ class ClassTiming:
         outcome.program_output = next((text for text in printed if text), "")
         before, own = merge_paired(befores, owns)
         return before, own, {}, []
+
+
+class _ReferenceRun:
+    """A trusted reference run whose processes have ended: by cell, device and problems once its
+    check is done (ClassTiming._run). Several students may share it (before, after, a row's end)."""
+
+    def __init__(self, pending: Future, ids: dict[str, Cell]):
+        self._pending, self._ids = pending, ids
+        self._lock = threading.Lock()
+        self._checked: tuple[dict, str, list[str]] | None = None
+
+    def result(self) -> tuple[dict, str, list[str]]:
+        with self._lock:
+            if self._checked is None:
+                try:
+                    run, problems = self._pending.result()
+                    self._checked = (_by_cell(run.check, self._ids), run.check.device if run.check else "", problems)
+                except Exception as exc:  # noqa: BLE001 - shared by several students: each gets it as a problem
+                    self._checked = ({}, "", [f"the reference run's check failed: {exc}"])
+            return self._checked
 
 
 class _Coming:

@@ -55,9 +55,11 @@ class TimingRuns:
             return TimingRun(run, None, f"the timing check failed: {exc}; {checked.stderr.strip()[-300:]}")
 
     def time(self, plan_text: str, work: Path, sandboxed: bool, readable: tuple[Path, ...], gpu: bool,
-             timeout: float, call_timeout: float, cache: Path | None = None) -> TimingRun:
+             timeout: float, call_timeout: float, cache: Path | None = None, on_ended=None) -> TimingRun:
         """One timing run of a plan (written by the checker's `timing-plan`), then its check. The
-        student's modules run sandboxed; references and baselines run trusted."""
+        student's modules run sandboxed; references and baselines run trusted. `on_ended()` is
+        called once the run's processes have ended, before the check (the check needs no GPU: a
+        class's timing turn may end there, benchmark.py)."""
         plan = self._plan_file(plan_text, work)
         # Every timing run is in the timing group, whose cpuset is the core no student's run may use,
         # and pinned to it (cpu_share.py's timing_cpu): the same core for the references and the student.
@@ -73,6 +75,8 @@ class TimingRuns:
             else:
                 run = run_process(clock + worker, timeout, stall_s=call_timeout + 30, channel=channel,
                                   preexec=self.cpu_share.preexec(TIMING, pinned(None, cpu)))
+        if on_ended is not None:
+            on_ended()
         timed = self._timing_run(plan, run, cache)
         plan.unlink()
         return timed

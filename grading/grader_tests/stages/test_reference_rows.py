@@ -67,7 +67,9 @@ class RowToolchain(FakeToolchain):
         return super().time(plan_text, work, sandboxed, readable, gpu, *args, **kwargs)
 
 
-class ReferenceRowTest(unittest.TestCase):
+class TimingCase(unittest.TestCase):
+    """A ClassTiming of lab 10 alone, on the fake toolchain."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.root = Path(self.tmp.name)
@@ -84,6 +86,14 @@ class ReferenceRowTest(unittest.TestCase):
         timing.row_wait_s = 0.05
         return timing
 
+    def assert_bracketed(self, outcome: benchmark.Outcome):
+        references = [row for row in outcome.rows if row["student"] == "reference"]
+        self.assertTrue(references)
+        self.assertIsNotNone(outcome.drift, "a reference run before and one after the student's")
+        self.assertTrue(outcome.labs["10_two_step"].rows[0]["ratio_to_ref"])
+
+
+class ReferenceRowTest(TimingCase):
     def time_students(self, names: list[str], per_row: int, hold: dict[str, int], fails: str = ""):
         """`names[0]` takes the first turn; the others ask for theirs while it runs."""
         turns = Turns()
@@ -112,12 +122,6 @@ class ReferenceRowTest(unittest.TestCase):
             thread.join(WAIT_S * 4)
             self.assertFalse(thread.is_alive(), "a student still waits for its timing")
         return tools, turns, outcomes, errors
-
-    def assert_bracketed(self, outcome: benchmark.Outcome):
-        references = [row for row in outcome.rows if row["student"] == "reference"]
-        self.assertTrue(references)
-        self.assertIsNotNone(outcome.drift, "a reference run before and one after the student's")
-        self.assertTrue(outcome.labs["10_two_step"].rows[0]["ratio_to_ref"])
 
     def test_students_waiting_for_a_turn_share_one_reference_run_after_them(self):
         # amy runs while ben and cal wait: amy and ben leave their "after" to the run that ends the row
@@ -156,6 +160,58 @@ class ReferenceRowTest(unittest.TestCase):
         self.assertEqual(tools.order, ["reference", "amy", "reference"])
         self.assertEqual(len(turns.log), 1)
         self.assert_bracketed(outcomes["amy"])
+
+
+class SlowChecks(FakeToolchain):
+    """Each timing run's check takes CHECK_S after its processes ended (on_ended); `broken_reference`:
+    a reference run's check raises."""
+    CHECK_S = 0.3
+
+    def __init__(self, events: list, broken_reference: bool = False):
+        super().__init__({})
+        self.events, self.broken_reference = events, broken_reference
+
+    def time(self, plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache=None, on_ended=None):
+        result = super().time(plan_text, work, sandboxed, readable, gpu, timeout, call_timeout, cache)
+        who = "student" if sandboxed else "reference"
+        self.events.append(f"{who} ended")
+        on_ended()
+        threading.Event().wait(self.CHECK_S)
+        self.events.append(f"{who} checked")
+        if self.broken_reference and not sandboxed:
+            raise OSError("the checker could not be started")
+        return result
+
+
+class ChecksAfterTheTurnTest(TimingCase):
+    """A timing run's check (the checker, on the CPU) runs beside the turn's next run or after the
+    turn: the GPU's turn lasts as long as the runs' processes, not their checks."""
+
+    def time_one(self, tools: SlowChecks, events: list) -> benchmark.Outcome:
+        @contextlib.contextmanager
+        def turn(part, alone):
+            events.append("turn begins")
+            yield False
+            events.append("turn over")
+
+        modules = {lab.folder: self.root / "amy" / "modules" / lab.module_file for lab in self.labs}
+        return self.timing(tools, 4).time_student("amy", self.labs, modules, "2026-11-28", turn)
+
+    def test_the_turn_ends_when_the_runs_end_and_each_check_overlaps_the_next_run(self):
+        events = []
+        outcome = self.time_one(SlowChecks(events), events)
+        self.assertEqual(events[:4], ["turn begins", "reference ended", "student ended", "reference ended"], events)
+        self.assertEqual(events[4], "turn over", "the turn waited for a check")
+        self.assertEqual(sorted(events[5:]), ["reference checked", "reference checked", "student checked"], events)
+        self.assert_bracketed(outcome)
+        self.assertEqual(outcome.problems, [])
+
+    def test_a_reference_check_that_fails_is_a_problem_of_the_timing_not_an_error(self):
+        events = []
+        outcome = self.time_one(SlowChecks(events, broken_reference=True), events)
+        self.assertIn("the reference run's check failed: the checker could not be started", outcome.problems)
+        self.assertIsNone(outcome.labs["10_two_step"].ratio)
+        self.assertIn("turn over", events)
 
 
 class TimingLaneTest(unittest.TestCase):
