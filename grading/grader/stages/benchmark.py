@@ -142,7 +142,8 @@ class ClassTiming:
         self._ended: dict[tuple[str, int], _ReferenceRun] = {}   # (part, number): the run
         self._in_row: dict[str, int] = {}                # per part, students waiting for the run that ends the row
         self._in_turn: dict[str, int] = {}               # per part, threads in a timing turn of it now
-        self._coming = 0                                 # students being timed whose device run is still to come
+        self._coming = 0                                 # students in flight whose device run is still to come
+        self._expected: dict[str, _Coming] = {}         # per student in flight, its place in that count (expecting)
         self.row_wait_s = 1.0                            # how often a student waiting for its "after" looks
         # The checker reads a timing run on the CPU (about 0.2 s a device run on an H100, 2026-11-28):
         # it needs no GPU, so it goes on beside the turn's next run, or after the turn, never in it.
@@ -216,21 +217,43 @@ class ClassTiming:
                                        _Coming(self, False))
         return HostPart({cell.lab for cell in mine}, runs, outcome)
 
+    @contextlib.contextmanager
+    def expecting(self, student: str):
+        """From a student's start to its timing: its device run may still come. Another student's device
+        run may then leave its "after" to the reference run that ends their row, where it would time one
+        at once because the classmates in flight had not reached their timing yet: with four students
+        in flight on an H200 (2026-11-27, 20 students) a row formed for about one student in two."""
+        coming = _Coming(self, any(not lab.host for lab in self.labs.values()))
+        with coming:
+            with self._row:
+                self._expected[student] = coming
+            try:
+                yield
+            finally:
+                with self._row:
+                    self._expected.pop(student, None)
+
     def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn,
-                     host: HostPart | None = None) -> Outcome:
+                     host: HostPart | None = None, waiting=None) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
         runs, part by part. `turn(part, alone)` is a context manager that has the machine ready for timing
         that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
         turn: only then is the previous student's run after, when it timed every lab needed, this
         student's run before. While another student's device run is still to come, this one's "after"
         may be the reference run that ends their row (students_per_reference). `host`: the host part,
-        timed ahead by time_host; used when it timed the same labs."""
+        timed ahead by time_host; used when it timed the same labs. `waiting()` is called when the
+        student has nothing left to run but wait for its row's reference run."""
         outcome = Outcome()
         wanted = {lab.folder for lab in passed}
         labs = {lab.folder: lab for lab in passed}
         cells, before, own, after, devices = [], {}, {}, {}, []
         coming = self._device_to_come(wanted)
-        with coming:
+        with self._row:
+            expected = self._expected.get(student)
+            if expected is not None and not coming.pending:
+                expected.done()   # no device lab passed: no device run of this student's will come
+        with coming if expected is None else contextlib.nullcontext():
+            coming = expected or coming
             for part in (HOST, DEVICE):
                 mine = self._cells(wanted, part)
                 if not mine:
@@ -240,7 +263,8 @@ class ClassTiming:
                     outcome.problems += host.outcome.problems
                     outcome.program_output = host.outcome.program_output
                 else:
-                    runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming)
+                    runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming,
+                                                   waiting or (lambda: None))
                 for side, found in zip((before, own, after), runs[:3]):
                     side.update(found)
                 devices += [device for device in runs[3] if device]
@@ -266,7 +290,8 @@ class ClassTiming:
         return _Coming(self, any(not self.labs[lab].host for lab in wanted if lab in self.labs))
 
     def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
-                           outcome: Outcome, turn, coming: "_Coming") -> tuple[dict, dict, dict, list[str]]:
+                           outcome: Outcome, turn, coming: "_Coming",
+                           waiting=lambda: None) -> tuple[dict, dict, dict, list[str]]:
         """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
         cell of it: a machine's passing noise (a late wake-up on a busy core, a driver call of another
         process) does not come back on cue, time a lab keeps out of its claim does, every time. Up to
@@ -281,7 +306,7 @@ class ClassTiming:
                 checked = self._time_part(part, cells, labs, modules, outcome, coming if attempt == 1 else None)
             runs = checked()   # the checks of the turn's runs, after the turn: the GPU serves others meanwhile
             if isinstance(runs[2], int):   # its "after" is the run that ends the row
-                after, device = self._after_row(part, runs[2], outcome, turn)
+                after, device = self._after_row(part, runs[2], outcome, turn, waiting)
                 runs = (runs[0], runs[1], after, runs[3] + device)
             contradicted = [cell for cell in cells if _cell_clock_problem(cell, *runs[:3], *self._slack())]
             if not contradicted or attempt == attempts:
@@ -315,11 +340,15 @@ class ClassTiming:
             self._in_row[part] = self._in_row.get(part, 0) + 1
             return self._done.get(part, 0) + 1
 
-    def _after_row(self, part: str, number: int, outcome: Outcome, turn) -> tuple[dict, list[str]]:
+    def _after_row(self, part: str, number: int, outcome: Outcome, turn, waiting) -> tuple[dict, list[str]]:
         """The "after" of a student whose device run joined a row: reference run `number`, measured at
         the end of a later turn. When no device run is to come and no turn of the part is held (the
         row's last student stopped short of its reference run), or the wait outlasts reference_reuse_s,
-        this student measures it in a turn of its own."""
+        this student measures it in a turn of its own. `waiting()` first, when it is still to come."""
+        with self._row:
+            early = self._done.get(part, 0) < number
+        if early:
+            waiting()
         idle_looks, started = 0, self.clock()
         with self._row:
             while (self._done.get(part, 0) < number and idle_looks < 2 and not stopping()

@@ -56,6 +56,7 @@ from ..sandbox.cpu_share import CpuShare
 from ..sandbox.process import Stopping, stopping
 from .base import pool
 from .compile_cache import CACHE_FOLDER, CompileCache
+from .flight import Flight
 from .gpu_gate import CPU_RANK, GPU_RANK, LANE_RANK, Gate
 from .neighbours import Neighbours
 from .runs import Runs
@@ -126,6 +127,7 @@ class Grader:
         self.cpu_gate = Gate("CPU", CPU_RANK)
         self.gpu_gate = Gate("GPU", GPU_RANK)
         self.compile_slots = threading.Semaphore(max(1, options.jobs))
+        self.flight = Flight(options.in_flight)   # the students in flight (flight.py)
         self.gpu_slots = threading.Semaphore(1)  # set from [tests] concurrency in grade_class
         self.cpu: CpuShare = getattr(toolchain, "cpu_share", None) or CpuShare.off("the toolchain has none")
         self.neighbours = Neighbours(self.cpu.others_seconds)   # who ran beside whom, for runs harmed by a classmate
@@ -213,23 +215,26 @@ class Grader:
 
     def _grade_in_flight(self, todo: list[tuple[int, str, Path]], total: int, names: list[str],
                          result: ClassResult) -> None:
-        def grade(index: int, name: str, root: Path) -> StudentRecord | None:
-            with Claim(self.out, name) as claim:
+        def grade(position: int, index: int, name: str, root: Path) -> StudentRecord | None:
+            with self.flight.place(name, position), Claim(self.out, name) as claim:
                 if not claim.acquire():
                     self.emit(ev.StudentSkipped(index, total, name, why=ev.StudentSkipped.ELSEWHERE))
                     return None
                 if self._done(name):   # finished by another grader since the look above
                     self.emit(ev.StudentSkipped(index, total, name, why=ev.StudentSkipped.MEANWHILE))
                     return None
-                with self.cpu.student(name) as problem:   # its runs' CPU share, while it is in flight
+                with self.cpu.student(name) as problem, self.timing.expecting(name):   # its runs' CPU share
                     if problem:
                         self.emit(ev.StudentWarning(index, total, name, problem=problem))
                     return self.grade_student(index, total, name, root)
 
         # Students in flight: while one student's timing has the GPU alone, the next ones compile on
-        # the CPU cores around it, and test on the GPU around the others (gpu_gate.py).
-        with pool(self.options.in_flight) as students_pool:
-            futures = {students_pool.submit(grade, *job): job[1] for job in todo}
+        # the CPU cores around it, and test on the GPU around the others (gpu_gate.py). A student that
+        # waits for its row's reference run gives its place to the next (flight.py): a thread more
+        # for each student of a row but its last.
+        rows = max(0, self.policy.benchmark.students_per_reference - 1) if self.options.bench and self.gpu else 0
+        with pool(self.options.in_flight + rows) as students_pool:
+            futures = {students_pool.submit(grade, position, *job): job[1] for position, job in enumerate(todo)}
             for future in as_completed(futures):
                 name, record = futures[future], future.result()
                 if record is None:

@@ -56,7 +56,8 @@ class Time(Stage):
             return
         self.g.emit(ev.TimingStarted(*who, labs=tuple(lab.folder for lab in passed)))
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
-        outcome = self.g.timing.time_student(record.student, passed, modules, record.date, self._turn(record), host)
+        outcome = self.g.timing.time_student(record.student, passed, modules, record.date, self._turn(record), host,
+                                             waiting=lambda: self.g.flight.leave(record.student))
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)
