@@ -17,6 +17,8 @@ without a newline is the student's output, not a broken report line.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import secrets
 import select
@@ -85,13 +87,30 @@ class Token:
         self.close()
 
 
+# A channel's pipe holds this much (where the system allows it; Linux's default is 64 KiB): a whole
+# timing run's report (about 100 KiB) fits, so a run never waits for the grader to read. The reader
+# is a Python thread, which may wait tens of milliseconds for the interpreter while the grader's
+# other threads work (a class's outputs, other students' runs); a timekeeper whose write to a full
+# pipe waited meanwhile would read its worker's next report late, and the call would look slower
+# on its clock than it was (benchmark.py, clock_problem).
+CHANNEL_PIPE_BYTES = 1 << 20
+
+
+def roomy_pipe() -> tuple[int, int]:
+    """A pipe (read end, write end) of CHANNEL_PIPE_BYTES where the system allows it, else as made."""
+    read_fd, write_fd = os.pipe()
+    with contextlib.suppress(OSError, AttributeError):   # over /proc/sys/fs/pipe-max-size, or not Linux
+        fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, CHANNEL_PIPE_BYTES)
+    return read_fd, write_fd
+
+
 class Channel:
     """The report channel of one run: `argv()` names the two pipe ends the run inherits."""
 
     def __init__(self, token: bool = True) -> None:
         """`token`: False for a channel without one (compute-sanitizer's log: sanitizer_log.py)."""
         self.token, self.token_fd = _token_pipe() if token else ("", -1)
-        self.read_fd, self.write_fd = os.pipe()
+        self.read_fd, self.write_fd = roomy_pipe()
         self._child_ends = [self.write_fd] + ([self.token_fd] if token else [])
 
     def argv(self) -> list[str]:

@@ -1,10 +1,13 @@
 """process.py: a run's report channel apart from its own output, its token, and the limits that
 look at the channel (CPU only: the runs are small Python programs standing in for the runner)."""
 
+import fcntl
 import os
+import subprocess
 import sys
 import textwrap
 import unittest
+from pathlib import Path
 
 from grader.sandbox import process
 from grader.contract import REPORT_FD_FLAG, TOKEN_FD_FLAG
@@ -102,6 +105,31 @@ class TestChannel(unittest.TestCase):
         with Channel() as channel:
             runner("report('x')", channel)
         self.assertEqual(set(os.listdir("/proc/self/fd")), before)
+
+    def test_a_run_writes_a_whole_timing_runs_report_without_waiting_for_the_reader(self):
+        # the grader reads nothing while the run writes 512 KiB (a timing run writes about 100 KiB):
+        # where the system allows the channel its size, the write returns at once
+        try:
+            limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+        except (OSError, ValueError):
+            self.skipTest("no /proc/sys/fs/pipe-max-size: not Linux")
+        if limit < process.CHANNEL_PIPE_BYTES:
+            self.skipTest(f"this system allows a pipe {limit} bytes, under {process.CHANNEL_PIPE_BYTES}")
+        with Channel() as channel:
+            size = fcntl.fcntl(channel.write_fd, fcntl.F_GETPIPE_SZ)
+            self.assertGreaterEqual(size, process.CHANNEL_PIPE_BYTES)
+            code = "import os, sys; os.write(int(sys.argv[1]), b'x' * (512 << 10))"
+            child = subprocess.Popen([sys.executable, "-c", code, str(channel.write_fd)], pass_fds=(channel.write_fd,))
+            channel.started()
+            try:
+                self.assertEqual(child.wait(timeout=20), 0, "the run waited for the grader to read")
+            finally:
+                child.kill()
+                child.wait()
+            read = b""
+            while chunk := os.read(channel.read_fd, 1 << 16):
+                read += chunk
+            self.assertEqual(len(read), 512 << 10)
 
 
 class TestPinned(unittest.TestCase):
