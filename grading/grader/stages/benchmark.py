@@ -292,28 +292,37 @@ class ClassTiming:
     def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
                            outcome: Outcome, turn, coming: "_Coming",
                            waiting=lambda: None) -> tuple[dict, dict, dict, list[str]]:
-        """One part, timed again (between fresh references) when the timekeeper's clock contradicted a
-        cell of it: a machine's passing noise (a late wake-up on a busy core, a driver call of another
-        process) does not come back on cue, time a lab keeps out of its claim does, every time. Up to
-        [benchmark] clock_attempts timings; the last one stands. Each one after the first has the
-        machine alone: nothing else of this grading runs then, on any core, so whatever shared the
-        timing core with the first (own_threads.py says what did) is not there again."""
+        """One part, its contradicted cells timed again (between fresh references of those cells) when
+        the timekeeper's clock contradicted a cell of it: a machine's passing noise (a late wake-up on a
+        busy core, a driver call of another process) does not come back on cue, time a lab keeps out of
+        its claim does, every time. Up to [benchmark] clock_attempts timings of a cell; its last one
+        stands. Each one after the first has the machine alone: nothing else of this grading runs then,
+        on any core, so whatever shared the timing core with the first (own_threads.py says what did)
+        is not there again. Only the contradicted cells run again: on an H100 (2026-11-28, 40
+        students) a timing again of every cell held the whole machine 4.2 s, for one lab's two cells
+        in most of them."""
         attempts = max(1, self.config.clock_attempts)
+        runs, todo = None, cells
         for attempt in range(1, attempts + 1):
             with turn(part, alone=attempt > 1) as quiet, self._turn_of(part):
-                if attempt > 1 or not (quiet or self._recent(part)):
-                    self._last.pop(part, None)   # other work ran there since, long ago: measure a fresh "before"
-                checked = self._time_part(part, cells, labs, modules, outcome, coming if attempt == 1 else None)
-            runs = checked()   # the checks of the turn's runs, after the turn: the GPU serves others meanwhile
-            if isinstance(runs[2], int):   # its "after" is the run that ends the row
-                after, device = self._after_row(part, runs[2], outcome, turn, waiting)
-                runs = (runs[0], runs[1], after, runs[3] + device)
-            contradicted = [cell for cell in cells if _cell_clock_problem(cell, *runs[:3], *self._slack())]
+                if attempt == 1:
+                    if not (quiet or self._recent(part)):
+                        self._last.pop(part, None)   # other work ran there since, long ago: a fresh "before"
+                    checked = self._time_part(part, todo, labs, modules, outcome, coming)
+                else:
+                    checked = self._time_again(part, todo, labs, modules, outcome)
+            found = checked()   # the checks of the turn's runs, after the turn: the GPU serves others meanwhile
+            if isinstance(found[2], int):   # its "after" is the run that ends the row
+                after, device = self._after_row(part, found[2], outcome, turn, waiting)
+                found = (found[0], found[1], after, found[3] + device)
+            runs = found if runs is None else _with_cells(runs, found, todo)
+            contradicted = [cell for cell in todo if _cell_clock_problem(cell, *found[:3], *self._slack())]
             if not contradicted or attempt == attempts:
                 return runs
             which = "first" if attempt == 1 else "second" if attempt == 2 else f"timing {attempt}'s"
             outcome.problems.append(f"timed again: the grader's clock contradicted the {which} timing of "
                                     f"{', '.join(sorted({cell.lab for cell in contradicted}))}")
+            todo = contradicted
         return runs
 
     @contextlib.contextmanager
@@ -381,12 +390,37 @@ class ClassTiming:
         last = self._last.get(part)
         fresh = last is None or not all((c.lab, c.type, c.n) in last.result()[0] for c in cells)
         before_run = self._reference(part) if fresh else last
-        items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
-        readable = tuple(dict.fromkeys(modules[c.lab] for c in cells))
-        own_run = self._run(self._plan(items, part), True, readable, part)
+        own_run, ids = self._student_run(part, cells, labs, modules)
         number = self._joins_row(part, coming) if coming is not None else None
         after_run = self._reference(part) if number is None else None
+        return self._checked(outcome, before_run, fresh, own_run, ids, after_run, number)
 
+    def _time_again(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
+                    outcome: Outcome):
+        """`cells` timed again, as _time_part times them, between two fresh runs of their references
+        alone (no baselines: the first timing's stand). Neither run is any student's "before" or any
+        row's end: they time only these cells."""
+        if part == HOST and self.tools.pairs_host_timing:
+            paired = self._time_paired(cells, labs, modules, outcome)
+            return lambda: paired
+        items, ids = _items(cells, self.manifest.reference_module, False, self.labs)
+        plan = self._plan(items, part)
+        before_run = _ReferenceRun(self._run(plan, False, (), part), ids)
+        own_run, own_ids = self._student_run(part, cells, labs, modules)
+        after_run = _ReferenceRun(self._run(plan, False, (), part), ids)
+        return self._checked(outcome, before_run, True, own_run, own_ids, after_run, None)
+
+    def _student_run(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path]):
+        items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
+        readable = tuple(dict.fromkeys(modules[c.lab] for c in cells))
+        return self._run(self._plan(items, part), True, readable, part), ids
+
+    @staticmethod
+    def _checked(outcome: Outcome, before_run: "_ReferenceRun", fresh: bool, own_run: Future, ids: dict[str, Cell],
+                 after_run: "_ReferenceRun | None", number: int | None):
+        """A function that waits for the checks of a timing's runs: before, the student's own, after (by
+        cell; the number of the reference run that ends the row when there is no `after_run`) and the
+        devices named; the runs' problems into `outcome`."""
         def checked() -> tuple[dict, dict, dict | int, list[str]]:
             before, device, problems = before_run.result()
             if fresh:   # a reused run's problems were its first student's
@@ -479,6 +513,19 @@ class _Coming:
     def __exit__(self, *exc):
         with self.timing._row:
             self.done()
+
+
+def _with_cells(runs: tuple, again: tuple, cells: list[Cell]) -> tuple[dict, dict, dict, list[str]]:
+    """The runs of a part with `cells` as a timing again found them (before, own and after by cell,
+    then the devices named): each cell's three from one timing."""
+    merged = [dict(side) for side in runs[:3]]
+    for cell in cells:
+        key = (cell.lab, cell.type, cell.n)
+        for side, found in zip(merged, again[:3]):
+            side.pop(key, None)
+            if key in found:
+                side[key] = found[key]
+    return (*merged, list(runs[3]) + list(again[3]))
 
 
 def merge_paired(befores: list[dict], owns: list[dict]) -> tuple[dict, dict]:

@@ -88,6 +88,34 @@ class TestTimings(GradingCase):
         self.assertEqual(turns, [("host", False), ("device", False), ("device", True)])
         self.assertFalse(outcome.labs["10_two_step"].contradicted)
 
+    def test_only_the_contradicted_lab_is_timed_again_between_its_own_references(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder in ("05_sequential", "10_two_step")]
+        tools = FakeToolchain({"amy": {"10_two_step": {"verdict": "PASSED", "clock_once": True}}})
+        timing = benchmark.ClassTiming(tools, self.manifest, labs, Policy.load(None).benchmark, 7,
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+
+        @contextlib.contextmanager
+        def turn(part, alone=False):
+            yield True
+
+        modules = {lab.folder: Path(self.tmp.name) / "amy" / "modules" / lab.module_file for lab in labs}
+        outcome = timing.time_student("amy", labs, modules, "2026-11-28", turn)
+        every = ("05_sequential", "10_two_step", "cub", "roof")
+        self.assertEqual(tools.calls, [("reference", "", every), ("bench", "amy", ("05_sequential", "10_two_step")),
+                                       ("reference", "", every), ("reference", "", ("10_two_step",)),
+                                       ("bench", "amy", ("10_two_step",)), ("reference", "", ("10_two_step",))])
+        self.assertEqual(outcome.problems, ["timed again: the grader's clock contradicted the first timing of 10_two_step"])
+        for folder in ("05_sequential", "10_two_step"):
+            result = outcome.labs[folder]
+            self.assertFalse(result.contradicted, folder)
+            self.assertTrue(result.rows and all(row["ratio_to_ref"] for row in result.rows), folder)
+            self.assertEqual({row["status"] for row in result.rows}, {"ok"}, folder)
+        # the roof of the first timing still bounds the lab timed again (its runs again time no baseline)
+        self.assertTrue(any(row["lab"] == "roof" for row in outcome.rows))
+        # the runs again are nobody's "before": the next student's is the first timing's "after"
+        timing.time_student("ben", labs[:1], {"05_sequential": modules["05_sequential"]}, "2026-11-28", turn)
+        self.assertEqual(tools.calls[6][0], "bench", tools.calls[6:])
+
     def test_reference_runs_bracket_every_student_and_are_fresh_after_other_work(self):
         policy = Policy.load(None)
         policy.benchmark = dataclasses.replace(policy.benchmark, reference_reuse_s=0.0)
