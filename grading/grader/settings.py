@@ -192,9 +192,10 @@ student is the next one's "before" when nothing ran on the GPU between them, or 
 most this many seconds ago: in a pipelined class other students' test runs always come between,
 and a fresh "before" costs a whole reference run per student. 0: only when nothing ran between.""")
     students_per_reference: int = setting(4, low=1, high=16, before="""\
-The "after" of several students' device parts in a row is one reference run: when another student's
-device part is still to come as one's ends, its "after" is the reference run that ends the row (at
-most this many students), which is also the next one's "before". Each student's ratio is still its
+The "after" of several students' device parts in a row is one reference run: when another student in
+flight has its device part still to come as one's ends (even one still in its tests), its "after" is
+the reference run that ends the row (at most this many students), which is also the next one's
+"before"; meanwhile its place in flight goes to the next student. Each student's ratio is still its
 median over the mean of the reference runs just before and just after its own, each timed with the
 GPU alone. 1: a reference run after every student (docs/grading-at-scale.md has what each cost).""")
     host_part_holds_gpu: bool = setting(False, before="""\
@@ -214,8 +215,9 @@ the lab's timing CONTRADICTED (no performance points, flagged). Tight values fla
 noisy machine; loose ones let a lab hide that much work outside its timed window.""")
     clock_slack_ratio: float = setting(0.15, low=0)
     clock_attempts: int = setting(3, low=1, high=10, before="""\
-Timings of a part when the clock contradicts one: the first, then each again alone, and the last one
-stands. Time a lab keeps out of its claim is there every time; a machine's noise is not. With 2, an
+Timings of a cell (lab, type, n) when the clock contradicts one: the first, then each again alone (the
+contradicted cells only, between fresh runs of their references), and the last one stands. Time a lab
+keeps out of its claim is there every time; a machine's noise is not. With 2, an
 honest lab was contradicted twice in a class of 8 (H100, 2026-11-27, `bench_throughput.py --students
 8`: in its second timing, lab 09's float calls took 626 us from go to report, the reference's 311).""")
 
