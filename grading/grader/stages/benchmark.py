@@ -247,13 +247,13 @@ class ClassTiming:
         wanted = {lab.folder for lab in passed}
         labs = {lab.folder: lab for lab in passed}
         cells, before, own, after, devices = [], {}, {}, {}, []
-        coming = self._device_to_come(wanted)
+        mine_to_come = self._device_to_come(wanted)
         with self._row:
-            expected = self._expected.get(student)
-            if expected is not None and not coming.pending:
+            expected = self._expected.get(student)   # counted since its start (expecting)
+            if expected is not None and not mine_to_come.pending:
                 expected.done()   # no device lab passed: no device run of this student's will come
-        with coming if expected is None else contextlib.nullcontext():
-            coming = expected or coming
+        coming = expected or mine_to_come
+        with contextlib.nullcontext() if expected else coming:
             for part in (HOST, DEVICE):
                 mine = self._cells(wanted, part)
                 if not mine:
