@@ -234,15 +234,14 @@ class ClassTiming:
                     self._expected.pop(student, None)
 
     def time_student(self, student: str, passed: list[Lab], modules: dict[str, Path], date: str, turn,
-                     host: HostPart | None = None, waiting=None) -> Outcome:
+                     host: HostPart | None = None) -> Outcome:
         """The student's `passed` labs (`modules`: their verified module paths) between two reference
         runs, part by part. `turn(part, alone)` is a context manager that has the machine ready for timing
         that part (HOST or DEVICE) and yields whether nothing ran there since that part's previous
         turn: only then is the previous student's run after, when it timed every lab needed, this
         student's run before. While another student's device run is still to come, this one's "after"
         may be the reference run that ends their row (students_per_reference). `host`: the host part,
-        timed ahead by time_host; used when it timed the same labs. `waiting()` is called when the
-        student has nothing left to run but wait for its row's reference run."""
+        timed ahead by time_host; used when it timed the same labs."""
         outcome = Outcome()
         wanted = {lab.folder for lab in passed}
         labs = {lab.folder: lab for lab in passed}
@@ -263,8 +262,7 @@ class ClassTiming:
                     outcome.problems += host.outcome.problems
                     outcome.program_output = host.outcome.program_output
                 else:
-                    runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming,
-                                                   waiting or (lambda: None))
+                    runs = self._time_part_clocked(part, mine, labs, modules, outcome, turn, coming)
                 for side, found in zip((before, own, after), runs[:3]):
                     side.update(found)
                 devices += [device for device in runs[3] if device]
@@ -290,8 +288,7 @@ class ClassTiming:
         return _Coming(self, any(not self.labs[lab].host for lab in wanted if lab in self.labs))
 
     def _time_part_clocked(self, part: str, cells: list[Cell], labs: dict[str, Lab], modules: dict[str, Path],
-                           outcome: Outcome, turn, coming: "_Coming",
-                           waiting=lambda: None) -> tuple[dict, dict, dict, list[str]]:
+                           outcome: Outcome, turn, coming: "_Coming") -> tuple[dict, dict, dict, list[str]]:
         """One part, its contradicted cells timed again (between fresh references of those cells) when
         the timekeeper's clock contradicted a cell of it: a machine's passing noise (a late wake-up on a
         busy core, a driver call of another process) does not come back on cue, time a lab keeps out of
@@ -313,7 +310,7 @@ class ClassTiming:
                     checked = self._time_again(part, todo, labs, modules, outcome)
             found = checked()   # the checks of the turn's runs, after the turn: the GPU serves others meanwhile
             if isinstance(found[2], int):   # its "after" is the run that ends the row
-                after, device = self._after_row(part, found[2], outcome, turn, waiting)
+                after, device = self._after_row(part, found[2], outcome, turn)
                 found = (found[0], found[1], after, found[3] + device)
             runs = found if runs is None else _with_cells(runs, found, todo)
             contradicted = [cell for cell in todo if _cell_clock_problem(cell, *found[:3], *self._slack())]
@@ -349,15 +346,11 @@ class ClassTiming:
             self._in_row[part] = self._in_row.get(part, 0) + 1
             return self._done.get(part, 0) + 1
 
-    def _after_row(self, part: str, number: int, outcome: Outcome, turn, waiting) -> tuple[dict, list[str]]:
+    def _after_row(self, part: str, number: int, outcome: Outcome, turn) -> tuple[dict, list[str]]:
         """The "after" of a student whose device run joined a row: reference run `number`, measured at
         the end of a later turn. When no device run is to come and no turn of the part is held (the
         row's last student stopped short of its reference run), or the wait outlasts reference_reuse_s,
-        this student measures it in a turn of its own. `waiting()` first, when it is still to come."""
-        with self._row:
-            early = self._done.get(part, 0) < number
-        if early:
-            waiting()
+        this student measures it in a turn of its own."""
         idle_looks, started = 0, self.clock()
         with self._row:
             while (self._done.get(part, 0) < number and idle_looks < 2 and not stopping()

@@ -65,6 +65,7 @@ GRADER_VERSION = "reduction-labs grader 2.0"
 NO_GPU_MESSAGE = "correctness and timing were not run: no GPU on this machine"
 PUBLIC_SEED = 20261121  # the student's self-check (and the test suite): fixed, so a failure replays the same
 SELF_TEST = ""          # the "student" of the sanitizer's self-test runs (a reference module: no folder has this name)
+NOT_BEGUN = object()    # a student left to a rerun: another student's grading failed before it began
 
 
 @dataclass
@@ -215,8 +216,21 @@ class Grader:
 
     def _grade_in_flight(self, todo: list[tuple[int, str, Path]], total: int, names: list[str],
                          result: ClassResult) -> None:
+        failed: list[BaseException] = []   # what students' gradings raised (a grader problem, a stop)
+        halted = threading.Event()          # one did: no student begins after it, each is left to a rerun
+
         def grade(position: int, index: int, name: str, root: Path) -> StudentRecord | None:
-            with self.flight.place(name, position), Claim(self.out, name) as claim:
+            with self.flight.place(name, position):
+                if halted.is_set():
+                    return NOT_BEGUN
+                try:
+                    return grade_claimed(index, name, root)
+                except BaseException:
+                    halted.set()   # before the place goes to the next student
+                    raise
+
+        def grade_claimed(index: int, name: str, root: Path) -> StudentRecord | None:
+            with Claim(self.out, name) as claim:
                 if not claim.acquire():
                     self.emit(ev.StudentSkipped(index, total, name, why=ev.StudentSkipped.ELSEWHERE))
                     return None
@@ -229,14 +243,22 @@ class Grader:
                     return self.grade_student(index, total, name, root)
 
         # Students in flight: while one student's timing has the GPU alone, the next ones compile on
-        # the CPU cores around it, and test on the GPU around the others (gpu_gate.py). A student that
-        # waits for its row's reference run gives its place to the next (flight.py): a thread more
-        # for each student of a row but its last.
-        rows = max(0, self.policy.benchmark.students_per_reference - 1) if self.options.bench and self.gpu else 0
-        with pool(self.options.in_flight + rows) as students_pool:
+        # the CPU cores around it, and test on the GPU around the others (gpu_gate.py). A student in
+        # its timing has given its place to the next (flight.py): threads for the places, and for as
+        # many students again, and a row's (students_per_reference), waiting for their timing turns.
+        # Past that the next student waits for a thread: the queue for the timing lane stays short.
+        timing = self.options.in_flight + max(0, self.policy.benchmark.students_per_reference - 1)
+        with pool(self.options.in_flight + (timing if self.options.bench and self.gpu else 0)) as students_pool:
             futures = {students_pool.submit(grade, position, *job): job[1] for position, job in enumerate(todo)}
             for future in as_completed(futures):
-                name, record = futures[future], future.result()
+                name = futures[future]
+                try:
+                    record = future.result()
+                except BaseException as exc:   # the students graded meanwhile still get their class files
+                    failed.append(exc)
+                    continue
+                if record is NOT_BEGUN:
+                    continue
                 if record is None:
                     result.elsewhere.append(name)
                     continue
@@ -245,6 +267,8 @@ class Grader:
                     with self._outputs_lock:
                         class_outputs.publish(self.out, self.manifest.labs, names, self.key, result.sandbox,
                                               self._leaderboard(), graded={name}, store=self.records)
+        if failed:
+            raise failed[0]
 
     def _leaderboard(self) -> bool:
         return self.policy.gradescope.leaderboard

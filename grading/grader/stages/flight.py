@@ -1,8 +1,9 @@
 """The places of the students in flight ([pipeline] students): a student takes one when it starts and
-gives it back when it ends, or earlier, once all that is left of it is waiting for the reference run
-that ends its row (benchmark.py, students_per_reference): it then runs nothing until that run, and
-the next student starts in its place instead of the class waiting with it. Places go in the class's
-order: the next student is always the next of the roster, whichever thread asks first."""
+gives it back when it ends, or earlier, once all that is left of it is its timing (timing.py): its
+timing turns take the timing lane, and the GPU or the cores alone, one student at a time
+(gpu_gate.py), so a place held while waiting for them would only keep the next student's compiles,
+tests and sanitizer runs from filling the machine around the turns. Places go in the class's order:
+the next student is always the next of the roster, whichever thread asks first."""
 
 from __future__ import annotations
 

@@ -41,6 +41,10 @@ class Time(Stage):
                                                                  self._turn(record))
 
     def run(self, who: tuple, record: StudentRecord, work: Path) -> None:
+        # All that is left of the student is its timing turns, which need the timing lane and the GPU
+        # or the cores alone, never a place in flight: the next student starts in its place
+        # (flight.py), and compiles, tests and sanitizer runs go on while this one waits for its turn.
+        self.g.flight.leave(record.student)
         info = record.benchmark
         passed = self._passed(record)
         early = self._early.pop(record.student, None)
@@ -56,8 +60,7 @@ class Time(Stage):
             return
         self.g.emit(ev.TimingStarted(*who, labs=tuple(lab.folder for lab in passed)))
         modules = {lab.folder: Path(record.labs[lab.folder].module_path) for lab in passed}
-        outcome = self.g.timing.time_student(record.student, passed, modules, record.date, self._turn(record), host,
-                                             waiting=lambda: self.g.flight.leave(record.student))
+        outcome = self.g.timing.time_student(record.student, passed, modules, record.date, self._turn(record), host)
         info.status = "run" if not outcome.problems else "run with problems"
         info.problems = outcome.problems
         info.reference_drift = None if outcome.drift is None else round(outcome.drift, 4)

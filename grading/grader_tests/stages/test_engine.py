@@ -5,6 +5,8 @@ import csv
 import json
 import shutil
 import tempfile
+import threading
+import time
 import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -233,6 +235,37 @@ class TestResume(GradingCase):
         self.assertEqual(set(rows[3][1:]), {""}, "a student cut short has a blank row until graded")
         result = self.grade(FakeToolchain(self.expected), who={"alice", "bob", "carol"})
         self.assertEqual((result.skipped, result.graded), (["alice", "bob"], ["carol"]))
+
+
+    def test_no_student_begins_after_a_crash_and_the_ones_in_their_timing_finish(self):
+        class Crashing(FakeToolchain):
+            """carol's test run raises while bob, who gave her his place, is in his timing."""
+
+            def __init__(self, expected):
+                super().__init__(expected)
+                self.bob_timing = threading.Event()
+
+            def run_tests(self, student, lab, *args):
+                if student == "carol":
+                    self.bob_timing.wait(5)
+                    raise RuntimeError("the machine went away")
+                return super().run_tests(student, lab, *args)
+
+            def time(self, plan_text, *args, **kwargs):
+                if "/bob/" in plan_text:
+                    self.bob_timing.set()
+                    time.sleep(0.2)   # carol crashes meanwhile
+                return super().time(plan_text, *args, **kwargs)
+
+        crashing = Crashing(self.expected)
+        with self.assertRaisesRegex(RuntimeError, "went away"):
+            self.grade(crashing, who={"alice", "bob", "carol", "dave"})
+        self.assertTrue(crashing.bob_timing.is_set(), "carol crashed before bob's timing")
+        self.assertTrue(self.record("alice")["complete"] and self.record("bob")["complete"])
+        self.assertNotIn("dave", {call[1] for call in crashing.calls}, "dave began after carol's crash")
+        self.assertFalse((self.out / "students" / "dave.json").exists())
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as handle:
+            self.assertEqual([row[0] for row in csv.reader(handle)], ["student", "alice", "bob", "carol", "dave"])
 
 
 class TestRecordsOnlyTheGraderWrites(GradingCase):

@@ -379,6 +379,35 @@ class PipelinedClassTest(unittest.TestCase):
         self.assertGreater(toolchain.compiles_beside_gpu_timing, 0, "no compile ran beside a GPU timing run")
         self.assertEqual(toolchain.gave_up, 0, "a compile or a GPU timing run waited 10 s for the other")
 
+    def test_a_student_in_its_timing_gives_its_place_to_the_next(self):
+        class NextStudentMeets(WatchedToolchain):
+            """amy's device timing run waits (10 s at most) until ben has begun compiling. With one place
+            in flight, ben can begin only when amy gives it up before her timing ends."""
+
+            gave_up = 0
+
+            def time(self, plan_text, *args, **kwargs):
+                if ",host," not in plan_text and "/amy/" in plan_text:
+                    deadline = time.monotonic() + 10
+                    while not any(call[:2] == ("compile", "ben") for call in list(self.calls)):
+                        if time.monotonic() > deadline:
+                            self.gave_up += 1
+                            break
+                        time.sleep(0.005)
+                return super().time(plan_text, *args, **kwargs)
+
+        folder = Path(self.tmp.name) / "two"
+        for name in ("amy", "ben"):
+            shutil.copytree(self.submissions / "alice", folder / name)
+        toolchain = NextStudentMeets({})
+        options = Options(labs=[lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")],
+                          jobs=2, seed=99, in_flight=1, sanitizer=False)
+        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, Path(self.tmp.name) / "out", options,
+               log=lambda text: None).grade_class([(name, folder / name) for name in ("amy", "ben")])
+        self.assertEqual(toolchain.overlaps, [])
+        self.assertEqual(toolchain.gave_up, 0, "ben began only after amy's timing: she kept her place in flight")
+        self.assertIn(("bench", "amy"), [call[:2] for call in toolchain.calls], "amy's device labs were timed")
+
     def test_a_student_claimed_by_another_grader_is_left_to_it(self):
         out = Path(self.tmp.name) / "claimed"
         holder = Claim(out, "alice")

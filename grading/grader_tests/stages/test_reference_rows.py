@@ -154,13 +154,13 @@ class ReferenceRowTest(TimingCase):
         self.assertEqual([who for who, part, _ in turns.log], ["amy", "ben", "amy"])
         self.assert_bracketed(outcomes["amy"])
 
-    def test_a_classmate_in_flight_before_its_timing_makes_a_row_and_the_waiting_student_leaves_its_place(self):
-        # ben is still in his tests when amy's device run ends: amy leaves her "after" to the row and
-        # says she only waits (her place in flight goes to the next student); ben's run ends the row
+    def test_a_classmate_in_flight_before_its_timing_makes_a_row(self):
+        # ben is still in his tests when amy's device run ends: amy leaves her "after" to the row, and
+        # ben's run, once his tests are over, ends it
         turns = Turns()
         tools = RowToolchain(turns, {})
         timing = self.timing(tools, 4)
-        outcomes, waited, ben_in_flight, ben_tested = {}, [], threading.Event(), threading.Event()
+        outcomes, ben_in_flight = {}, threading.Event()
 
         def modules(name):
             return {lab.folder: self.root / name / "modules" / lab.module_file for lab in self.labs}
@@ -168,23 +168,21 @@ class ReferenceRowTest(TimingCase):
         def ben():
             with timing.expecting("ben"):
                 ben_in_flight.set()
-                ben_tested.wait(WAIT_S)   # his tests and sanitizer runs
+                for _ in range(int(WAIT_S / 0.01)):   # his tests and sanitizer runs, until amy's device run
+                    if "amy" in tools.order:
+                        break
+                    threading.Event().wait(0.01)
                 outcomes["ben"] = timing.time_student("ben", self.labs, modules("ben"), "2026-11-28",
                                                       lambda part, alone: turns.turn("ben", part, alone))
-
-        def amy_waits():
-            waited.append("amy")
-            ben_tested.set()
 
         thread = threading.Thread(target=ben)
         thread.start()
         self.assertTrue(ben_in_flight.wait(WAIT_S))
         with timing.expecting("amy"):
             outcomes["amy"] = timing.time_student("amy", self.labs, modules("amy"), "2026-11-28",
-                                                  lambda part, alone: turns.turn("amy", part, alone), waiting=amy_waits)
+                                                  lambda part, alone: turns.turn("amy", part, alone))
         thread.join(WAIT_S * 2)
         self.assertFalse(thread.is_alive())
-        self.assertEqual(waited, ["amy"])
         self.assertEqual(tools.order, ["reference", "amy", "ben", "reference"])
         for name in ("amy", "ben"):
             self.assert_bracketed(outcomes[name])
@@ -199,9 +197,9 @@ class ReferenceRowTest(TimingCase):
             modules = {lab.folder: self.root / "amy" / "modules" / lab.module_file for lab in self.labs}
             with timing.expecting("amy"):
                 outcome = timing.time_student("amy", self.labs, modules, "2026-11-28",
-                                              lambda part, alone: turns.turn("amy", part, alone),
-                                              waiting=lambda: self.fail("amy waited for a row"))
+                                              lambda part, alone: turns.turn("amy", part, alone))
         self.assertEqual(tools.order, ["reference", "amy", "reference"])
+        self.assertEqual([who for who, _, _ in turns.log], ["amy"], "amy's after came in a turn of its own")
         self.assert_bracketed(outcome)
 
     def test_a_student_alone_never_joins_a_row(self):
