@@ -316,6 +316,16 @@ class PipelinedClassTest(unittest.TestCase):
                              for folder, lab in data["labs"].items()}
         return records
 
+    def grade_amy_and_ben(self, toolchain, in_flight: int) -> None:
+        """Two copies of alice's submission, labs 01 and 02, no sanitizer."""
+        folder = Path(self.tmp.name) / "two"
+        for name in ("amy", "ben"):
+            shutil.copytree(self.submissions / "alice", folder / name)
+        options = Options(labs=[lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")],
+                          jobs=2, seed=99, in_flight=in_flight, sanitizer=False)
+        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, Path(self.tmp.name) / "out", options,
+               log=lambda text: None).grade_class([(name, folder / name) for name in ("amy", "ben")])
+
     def test_same_grades_as_one_at_a_time_and_nothing_beside_what_is_timed(self):
         serial = self.grade(Path(self.tmp.name) / "serial", 1, FakeToolchain(self.expected))
         for holds in (True, False):
@@ -366,15 +376,9 @@ class PipelinedClassTest(unittest.TestCase):
                 return self._meet("device timing", "compile", lambda: FakeToolchain.time(self, plan_text, *args,
                                                                                              **kwargs))
 
-        folder = Path(self.tmp.name) / "two"
-        for name in ("amy", "ben"):
-            shutil.copytree(self.submissions / "alice", folder / name)
         # amy's lab 01 fails: she has no host part, whose turn would wait for ben's compile to end
         toolchain = Rendezvous({"amy": {"01_host_sum": {"verdict": "WRONG_ANSWER"}}})
-        options = Options(labs=[lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")],
-                          jobs=2, seed=99, in_flight=2, sanitizer=False)
-        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, Path(self.tmp.name) / "out", options,
-               log=lambda text: None).grade_class([(name, folder / name) for name in ("amy", "ben")])
+        self.grade_amy_and_ben(toolchain, in_flight=2)
         self.assertEqual(toolchain.overlaps, [])
         self.assertGreater(toolchain.compiles_beside_gpu_timing, 0, "no compile ran beside a GPU timing run")
         self.assertEqual(toolchain.gave_up, 0, "a compile or a GPU timing run waited 10 s for the other")
@@ -396,14 +400,8 @@ class PipelinedClassTest(unittest.TestCase):
                         time.sleep(0.005)
                 return super().time(plan_text, *args, **kwargs)
 
-        folder = Path(self.tmp.name) / "two"
-        for name in ("amy", "ben"):
-            shutil.copytree(self.submissions / "alice", folder / name)
         toolchain = NextStudentMeets({})
-        options = Options(labs=[lab for lab in self.manifest.labs if lab.folder in ("01_host_sum", "02_atomic")],
-                          jobs=2, seed=99, in_flight=1, sanitizer=False)
-        Grader(self.manifest, Policy.load(GRADING / "policy.toml"), toolchain, Path(self.tmp.name) / "out", options,
-               log=lambda text: None).grade_class([(name, folder / name) for name in ("amy", "ben")])
+        self.grade_amy_and_ben(toolchain, in_flight=1)
         self.assertEqual(toolchain.overlaps, [])
         self.assertEqual(toolchain.gave_up, 0, "ben began only after amy's timing: she kept her place in flight")
         self.assertIn(("bench", "amy"), [call[:2] for call in toolchain.calls], "amy's device labs were timed")
