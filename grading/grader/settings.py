@@ -121,7 +121,8 @@ class PipelineSettings:
 alone, the next students compile on the CPU cores and run their tests (up to [tests] concurrency
 runs) on the GPU around it. The timing runs stay one at a time and alone on their GPU."""
     students: int = setting(4, """\
-students in flight per GPU (--in-flight); 1 grades one student after the other.
+students in flight per GPU (--in-flight); 1 grades one student after the other, the next one's
+compiles and tests beside its timing (a student in its timing has no place).
 Each has a CPU share (a cgroup, where the grader is root): a quota of the cores
 (but the one kept for timing) divided by this, at least one core""", low=1, high=64)
     retry_alone_s: float = setting(600.0, low=0, before="""\
@@ -195,7 +196,7 @@ and a fresh "before" costs a whole reference run per student. 0: only when nothi
 The "after" of several students' device parts in a row is one reference run: when another student in
 flight has its device part still to come as one's ends (even one still in its tests), its "after" is
 the reference run that ends the row (at most this many students), which is also the next one's
-"before"; meanwhile its place in flight goes to the next student. Each student's ratio is still its
+"before" (the student, in its timing, has given its place in flight to the next). Each student's ratio is still its
 median over the mean of the reference runs just before and just after its own, each timed with the
 GPU alone. 1: a reference run after every student (docs/grading-at-scale.md has what each cost).""")
     host_part_holds_gpu: bool = setting(False, before="""\

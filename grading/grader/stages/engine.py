@@ -123,7 +123,8 @@ class Grader:
         self.sanitizer_plans: dict[str, Path] = {}
         self.expectations = Path()
         self.timing: benchmark.ClassTiming | None = None
-        # Lock order (gpu_gate.py): compile slots, timing lane, CPU gate, GPU gate, GPU slots.
+        # Lock order (gpu_gate.py): compile slots, CPU gate, GPU gate, then a turn's timing lane or a
+        # shared run's GPU slots.
         self.timing_lane = Gate("timing lane", LANE_RANK)
         self.cpu_gate = Gate("CPU", CPU_RANK)
         self.gpu_gate = Gate("GPU", GPU_RANK)

@@ -18,14 +18,18 @@ timed with no compile and no host test run on the cores, the device items with n
 GPU while other students' compiles go on (they do not move a GPU time, and they keep the class moving).
 
 A third gate, the timing lane, is only ever held exclusive: every timing turn, host or device, holds
-it, because every timing run uses the one timing core (cpu_share.py). It is taken first, so a turn
-waiting for the lane holds neither the cores nor the GPU, which go on serving other students' runs.
+it, because every timing run uses the one timing core (cpu_share.py). It is taken last: a turn first
+has its gate to itself (the GPU's shared runs, or the compiles and host test runs, ended), then the
+lane. So the lane is held only while timing runs run, never while a turn waits for another
+student's runs to end: a device turn waits for the GPU's runs (seconds; a hang's run, while it lets
+new runs in, up to its limit) while a host turn uses the timing core, and the other way round. What
+that costs: a turn that has its gate and waits for the lane holds that gate idle, for at most the
+other part's timing runs (on an H100, 2026-11-28, a host turn took about 2.5 s, a device turn 2 s;
+with the lane taken first, device turns had held it 142 s of a 355 s grading of 40, waiting for the
+GPU's runs to end).
 
-Lock order: the compile slots, then the timing lane, then the CPU gate, then the GPU gate, then the
-GPU's [tests] slots.
-A thread never waits for one of these while it holds a later one (and never takes a gate it holds
-again), so no two threads can wait for each other. Each gate checks the order of the gates held by
-the calling thread and raises LockOrderError when it is broken.
+Lock order: the compile slots, then the CPU gate, then the GPU gate, then the timing lane (a turn's)
+or the GPU's [tests] slots (a shared run's).
 
 `quiet_since`: a reference run measured at the end of one timing turn may serve as the next
 student's "before" (benchmark.ClassTiming) only when nothing ran on that gate in between. Every
@@ -41,7 +45,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-LANE_RANK, CPU_RANK, GPU_RANK = 0, 1, 2   # the lock order: a lower rank is taken first
+CPU_RANK, GPU_RANK, LANE_RANK = 0, 1, 2   # the lock order: a lower rank is taken first
 _held = threading.local()   # the ranks of the gates the calling thread holds
 
 
@@ -95,7 +99,7 @@ class Gate:
         held = _held.__dict__.setdefault("ranks", [])
         if any(rank >= self.rank for rank in held):
             raise LockOrderError(f"the {self.name} gate taken while holding gates of ranks {held} "
-                                 "(order: timing lane, CPU gate, GPU gate; gpu_gate.py)")
+                                 "(order: CPU gate, GPU gate, timing lane; gpu_gate.py)")
         held.append(self.rank)
         try:
             yield

@@ -103,24 +103,24 @@ class Runs:
 
     @contextlib.contextmanager
     def timing_turn(self, student: str, part: str, alone: bool = False):
-        """One part of a student's timing, the timing lane held first (one timing turn at a time: they
-        share the timing core). The host items with no compile or host test run on the cores (the CPU
-        gate), and with the GPU held idle too where [benchmark] host_part_holds_gpu says so or `alone`
-        (a timing again, benchmark.py); the device items with nothing else on the GPU, while other
-        students' compiles go on, or `alone` with the cores held too, idle. Yields whether nothing ran
+        """One part of a student's timing: the host items with no compile or host test run on the cores
+        (the CPU gate), and with the GPU held idle too where [benchmark] host_part_holds_gpu says so or
+        `alone` (a timing again, benchmark.py); the device items with nothing else on the GPU, while
+        other students' compiles go on, or `alone` with the cores held too, idle. The timing lane last
+        (one timing turn at a time: they share the timing core), once the gates are this turn's: the
+        lane is never held while other students' runs drain (gpu_gate.py). Yields whether nothing ran
         there since this part's last turn."""
         host = part == benchmark.HOST
         with contextlib.ExitStack() as stack:
             if host:
-                stack.enter_context(self.g.timing_lane.exclusive())
                 turn = stack.enter_context(self.g.cpu_gate.exclusive())
                 if alone or self.host_part_holds_gpu():
                     stack.enter_context(self.g.gpu_gate.exclusive(idle=True))
             else:
-                stack.enter_context(self.g.timing_lane.exclusive())
                 if alone:
                     stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
                 turn = stack.enter_context(self.g.gpu_gate.exclusive())
+            stack.enter_context(self.g.timing_lane.exclusive())
             stack.enter_context(self.g.neighbours.run(student, not host, Time.name))
             before = self.g.cpu.timing_seconds()   # the turn is the timing runs' alone: theirs is this student's
             try:

@@ -309,6 +309,41 @@ class TimingLaneTest(unittest.TestCase):
         self.assertFalse(self.beside_host_turn(True, device_turn))
 
 
+    def turn_while_the_other_drains(self, waiting: str, shared) -> bool:
+        """Whether the other part's turn gets in while a `waiting` part's turn waits for `shared(grader)`,
+        another student's run on its gate, to end."""
+        other = benchmark.DEVICE if waiting == benchmark.HOST else benchmark.HOST
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = self.grader(tmp, False)
+            run_ends, turns = threading.Event(), []
+
+            def turn(who, part):
+                with grader.runs.timing_turn(who, part):
+                    turns.append(who)
+
+            with shared(grader):   # another student's run, on the waiting turn's gate
+                waiter = threading.Thread(target=turn, args=("amy", waiting))
+                waiter.start()
+                while not (grader.gpu_gate if waiting == benchmark.DEVICE else grader.cpu_gate)._waiting_exclusive:
+                    threading.Event().wait(0.005)
+                beside = threading.Thread(target=turn, args=("ben", other))
+                beside.start()
+                beside.join(2.0)
+                during = not beside.is_alive()
+                run_ends.set()
+            for thread in (waiter, beside):
+                thread.join(5)
+                self.assertFalse(thread.is_alive(), "a turn still waits once the run ended")
+            self.assertEqual(sorted(turns), ["amy", "ben"])
+            return during
+
+    def test_a_device_turn_waiting_for_the_gpus_runs_leaves_the_lane_to_a_host_turn(self):
+        self.assertTrue(self.turn_while_the_other_drains(benchmark.DEVICE, gpu_run))
+
+    def test_a_host_turn_waiting_for_a_compile_leaves_the_lane_to_a_device_turn(self):
+        self.assertTrue(self.turn_while_the_other_drains(benchmark.HOST, compile_run))
+
+
 class EarlyHostPartTest(ClassCase):
     """A student's host part is timed beside its own sanitizer runs: the host lab's verdict is final
     after the test stage."""
