@@ -17,6 +17,10 @@ it waited idle (no run held it: compiles, the host lab's timing, the grader's ow
 the class), the grader's own CPU time, and the seconds it spent before that wall began (the run's
 plans and expected sums, the sanitizer's self-test: before its first student). "Held the GPU" is the grader's word: a run on the GPU
 from its start to its end, process start and host-side work included.
+Last, two lines on what limits a grading: the seconds its timing turns (host and device) held the
+one timing core, which they take one at a time; and the seconds the GPU held 1, 2, 3-4 and 5 or
+more of its shared runs (test and sanitizer runs) at once. Runs of several processes take turns on
+the GPU, so few at a time is where its busy seconds do least.
 """
 
 from __future__ import annotations
@@ -55,6 +59,11 @@ class Breakdown:
     grader_cpu_s: float | None
     rows: list[StageRow] = field(default_factory=list)
     prepared_s: float | None = None   # before the ledger's wall: the grader's plans, expected sums, self-tests
+    timing_s: float = 0.0             # the timing turns' union: the timing core held (gpu_gate.py's lane)
+    shared_at_once: dict[str, float] = field(default_factory=dict)   # "1", "2", "3-4", "5+": GPU seconds at that many
+
+
+SHARED_BANDS = (("1", 1, 1), ("2", 2, 2), ("3-4", 3, 4), ("5+", 5, None))
 
 
 def union_seconds(intervals: list[tuple[float, float]]) -> float:
@@ -68,6 +77,26 @@ def union_seconds(intervals: list[tuple[float, float]]) -> float:
             total += end - reach
             reach = end
     return total
+
+
+def at_once(intervals: list[tuple[float, float]]) -> dict[int, float]:
+    """The seconds during which exactly k of the intervals overlap, for each k >= 1."""
+    events = sorted([(start, 1) for start, _ in intervals] + [(end, -1) for _, end in intervals])
+    seconds: dict[int, float] = {}
+    level, last = 0, None
+    for moment, step in events:
+        if level and last is not None:
+            seconds[level] = seconds.get(level, 0.0) + moment - last
+        level, last = level + step, moment
+    return seconds
+
+
+def shared_bands(grading: Grading) -> dict[str, float]:
+    """SHARED_BANDS of the GPU's shared runs (every GPU span but the timing turns and the runs alone)."""
+    levels = at_once([(s.start_s, s.start_s + s.seconds) for s in grading.spans
+                      if s.gpu and s.stage not in ("time", ALONE)])
+    return {name: round(sum(v for k, v in levels.items() if k >= low and (high is None or k <= high)), 3)
+            for name, low, high in SHARED_BANDS}
 
 
 def breakdown(grading: Grading) -> Breakdown:
@@ -92,7 +121,9 @@ def breakdown(grading: Grading) -> Breakdown:
     students = len({stage.student for stage in grading.stages})
     return Breakdown(grading.opened.worker, students, round(wall, 3), round(busy, 3), round(max(0.0, wall - busy), 3),
                      grading.closed.grader_cpu_s if grading.closed else None,
-                     [row for row in rows.values() if row.runs or row.students], grading.opened.prepared_s)
+                     [row for row in rows.values() if row.runs or row.students], grading.opened.prepared_s,
+                     round(union_seconds([(s.start_s, s.start_s + s.seconds) for s in grading.spans
+                                          if s.stage == "time"]), 3), shared_bands(grading))
 
 
 def lines(result: Breakdown) -> list[str]:
@@ -111,6 +142,10 @@ def lines(result: Breakdown) -> list[str]:
                     f"{row.gpu_s:>9.1f}{row.stage_s / per:>22.2f}{cpu_per:>8}{row.gpu_s / per:>8.2f}")
     if result.grader_cpu_s is not None:
         text.append(f"the grader's own CPU time: {result.grader_cpu_s:.1f} s")
+    if result.wall_s:
+        text.append(f"timing turns held the timing core {result.timing_s:.1f} s ({result.timing_s / result.wall_s:.0%} "
+                    "of the wall); the GPU's shared runs, seconds at " + ", ".join(
+                        f"{name}: {result.shared_at_once.get(name, 0.0):.1f}" for name, _, _ in SHARED_BANDS))
     return text
 
 

@@ -12,7 +12,7 @@ from grader_tests.helpers import GRADING, FakeToolchain, expected_class, fake_ma
 from grader.outputs.ledger import ALONE, LEDGER_FILE, Closed, Grading, Ledger, Opened, Span, StageTime, read
 from grader.policy import Policy
 from grader.stages.engine import Grader, Options
-from tools.stage_breakdown import breakdown, breakdowns, lines, union_seconds
+from tools.stage_breakdown import at_once, breakdown, breakdowns, lines, shared_bands, union_seconds
 
 
 class LedgerFileTest(unittest.TestCase):
@@ -76,6 +76,18 @@ class BreakdownTest(unittest.TestCase):
         self.assertEqual(result.students, 1)
         text = "\n".join(lines(result))
         self.assertIn("idle 7.0 s (44% of the wall), after 2.5 s of preparing", text)
+        self.assertEqual(result.timing_s, 3.0, "the host and the device timing turns")
+        self.assertIn("timing turns held the timing core 3.0 s (19% of the wall)", text)
+
+    def test_the_seconds_at_each_number_of_shared_gpu_runs(self):
+        self.assertEqual(at_once([(0, 4), (2, 6), (3, 5), (8, 9)]), {1: 4.0, 2: 2.0, 3: 1.0})
+        spans = [Span("test", "amy", True, 0.0, 4.0), Span("sanitize", "ben", True, 2.0, 4.0),
+                 *[Span("sanitize", "cal", True, 2.5, 1.0) for _ in range(3)],   # 5 at once from 2.5 to 3.5
+                 Span("time", "amy", True, 7.0, 1.0), Span(ALONE, "ben", True, 9.0, 2.0),   # exclusive: no band
+                 Span("compile", "dan", False, 0.0, 9.0)]                                     # no GPU: no band
+        bands = shared_bands(Grading(Opened("r", "main", ""), spans=spans))
+        self.assertEqual(bands, {"1": 4.0, "2": 1.0, "3-4": 0.0, "5+": 1.0})
+        self.assertEqual(sum(bands.values()), union_seconds([(0, 4), (2, 6)]))
 
 
 class GradingLedgerTest(unittest.TestCase):
