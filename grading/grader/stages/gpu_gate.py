@@ -24,9 +24,9 @@ lane. So the lane is held only while timing runs run, never while a turn waits f
 student's runs to end: a device turn waits for the GPU's runs (seconds; a hang's run, while it lets
 new runs in, up to its limit) while a host turn uses the timing core, and the other way round. What
 that costs: a turn that has its gate and waits for the lane holds that gate idle, for at most the
-other part's timing runs (on an H100, 2026-11-28, a host turn took about 2.5 s, a device turn 2 s;
-with the lane taken first, device turns had held it 142 s of a 355 s grading of 40, waiting for the
-GPU's runs to end).
+other part's timing runs (on an H100, 2026-11-28, a host turn took about 2.5 s, a device turn 2 s).
+With the lane taken first, the timing core had waited 142 s of a 355 s grading of 40 before device
+turns, with students queued for their timing: turns that held the lane while the GPU's runs ended.
 
 Lock order: the compile slots, then the CPU gate, then the GPU gate, then the timing lane (a turn's)
 or the GPU's [tests] slots (a shared run's).
