@@ -30,6 +30,9 @@ turns, with students queued for their timing: turns that held the lane while the
 
 Lock order: the compile slots, then the CPU gate, then the GPU gate, then the timing lane (a turn's)
 or the GPU's [tests] slots (a shared run's).
+A thread never waits for one of these while it holds a later one (and never takes a gate it holds
+again), so no two threads can wait for each other. Each gate checks the order of the gates held by
+the calling thread and raises LockOrderError when it is broken.
 
 `quiet_since`: a reference run measured at the end of one timing turn may serve as the next
 student's "before" (benchmark.ClassTiming) only when nothing ran on that gate in between. Every
