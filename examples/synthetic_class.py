@@ -63,7 +63,8 @@ RECIPES = {
 REFERENCE = Recipe("reference", "reference")
 
 # How often a student's main kind is drawn (reference: every lab right). Hanging labs cost a
-# call's time limit each (20 s), so they are rare, as in a real class.
+# call's time limit each (about the 2 s floor: they hang at n = 1) and a run again alone, so they
+# are rare, as in a real class.
 WEIGHTS = {"reference": 30, "slow": 25, "wrong": 15, "compile_error": 10, "racy": 8, "out_of_bounds": 6, "hanging": 6}
 SECOND_BUG = 0.35   # chance that a student with a bug has a second one, in another lab
 FLAT_LAYOUT = 0.1   # chance of the flat layout (<student>/NN_name/<file>, no labs/)

@@ -178,7 +178,7 @@ class DeviceCase {
           if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
           stream.synchronize();
         },
-        options.call_seconds, what);
+        options.seconds_for(n), what);
     // The lab's stream is synchronized (outside the deadline's work from here): every read enqueued
     // on the legacy stream, then one wait.
     REDUCTION_CHECK(cudaMemcpyAsync(staged.output, output(), sizeof(Out), cudaMemcpyDeviceToHost, cudaStreamLegacy));
@@ -220,7 +220,7 @@ LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::opti
         run.message = result.message;
         if (result.status == REDUCTION_LAB_ERROR) options.on_fatal(what, result.message);
       },
-      options.call_seconds, what);
+      options.seconds_for(input.size()), what);
   if (check_input) {
     run.input_unchanged = std::memcmp(copy.data(), input.data(), input.size() * sizeof(T)) == 0;
     run.input_digest = grading::digest_bytes(copy.data(), copy.size() * sizeof(T));
@@ -232,8 +232,8 @@ LabRun<T> host_call(const LabModule& lab, const std::vector<T>& input, std::opti
 template <typename T>
 std::vector<LabRun<T>> device_chain(const LabModule& lab, const std::vector<std::vector<T>>& inputs,
                                     const std::string& what, const RunnerOptions& options) {
-  std::size_t largest = 0;
-  for (const auto& input : inputs) largest = std::max(largest, input.size());
+  std::size_t largest = 0, total = 0;   // one deadline for the chain: its calls' elements together
+  for (const auto& input : inputs) largest = std::max(largest, input.size()), total += input.size();
   DeviceBuffer<T> outputs(inputs.size());
   GuardedScratch temp(guaranteed_temp_storage_bytes(largest));  // poisoned, between its guards
   std::vector<DeviceBuffer<T>> device_inputs;  // allocated last, as in DeviceCase
@@ -256,7 +256,7 @@ std::vector<LabRun<T>> device_chain(const LabModule& lab, const std::vector<std:
         }
         stream.synchronize();
       },
-      options.call_seconds, what);
+      options.seconds_for(total), what);
   const std::vector<T> values = outputs.download();
   for (std::size_t k = 0; k < runs.size(); ++k) runs[k].value = values[k];
   // One scratch for the whole chain, checked after its one synchronize: any call may have done it.
@@ -315,7 +315,7 @@ std::vector<LabRun<T>> device_graph(const LabModule& lab, const std::vector<T>& 
           runs[launch].scratch = temp.inspect();
         }
       },
-      options.call_seconds * 3, what);
+      options.seconds_for(first.size()) * 3, what);
   return runs;
 }
 
@@ -348,6 +348,12 @@ float sentinel<float>() {
 template <>
 ReductionMoments sentinel<ReductionMoments>() {  // a count no test reaches, NaN-patterned mean and M2
   return {0x5EADBEEF5EADBEEFull, sentinel<float>(), sentinel<float>()};
+}
+
+double RunnerOptions::seconds_for(std::size_t n) const {
+  if (full_call_elements == 0 || !(call_floor_seconds < call_seconds)) return call_seconds;
+  const double share = std::min(1.0, static_cast<double>(n) / static_cast<double>(full_call_elements));
+  return call_floor_seconds + (call_seconds - call_floor_seconds) * share;
 }
 
 LabRunner::LabRunner(const LabModule& lab, RunnerOptions options) : lab_(lab), options_(with_defaults(std::move(options))) {}

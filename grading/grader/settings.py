@@ -98,8 +98,15 @@ class TestsSettings:
     """The test stage: each lab's test plan, in the sandbox."""
     timeout_s: float = setting(300.0, "wall clock for one lab's whole test run; the sandbox is killed past it", low=1)
     call_timeout_s: float = setting(20.0, """\
-one case that runs longer is a TIMEOUT (a hung kernel): the grader stops a run that
-reports no progress for this long, whatever the run's environment says""", low=1)
+one call on 2^24 elements or more that runs longer is a TIMEOUT (a hung kernel): the
+grader stops a run that reports no progress for this long, whatever the run's
+environment says""", low=1)
+    call_floor_s: float = setting(2.0, """\
+the limit of a call on an empty input: a call on n elements may take this plus
+(call_timeout_s - this) * n / 2^24, so a call that never ends on a small input
+costs about this, not call_timeout_s. A TIMEOUT under a limit shorter than
+call_timeout_s, with another student's runs beside it, is run again alone first.
+call_timeout_s or more: every call gets call_timeout_s""", low=0.1)
     concurrency: int = setting(8, """\
 labs tested (and sanitized) at the same time on the one GPU (correctness only;
 timing runs alone)""", low=1, high=256)
@@ -111,8 +118,8 @@ run of the others when the first ended inside one lab's part). A class of 16 on 
 s a student with it and 11.55 without, one benchmark (2026-11-27, docs/grading-at-scale.md).""")
     shared_call_timeout_s: float = setting(2.0, """\
 in that shared run, a call that runs longer ends the run, and its lab runs alone
-under call_timeout_s, which gives its verdict: a never-ending call costs this once,
-not call_timeout_s twice (an honest call takes milliseconds)""", low=0.1)
+under the call limit above, which gives its verdict: a never-ending call costs this
+once more, not the call limit twice (an honest call takes milliseconds)""", low=0.1)
 
 
 @dataclass

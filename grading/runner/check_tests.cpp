@@ -362,6 +362,7 @@ std::string check_tests(const TestPlan& plan, const LabModule& reference, const 
   field("not_implemented_message", tally.not_implemented_message);
   field("last_started", tally.last_started);
   field("last_started_what", tally.last_started.empty() ? "" : describe(plan.lab, *by_id[tally.last_started]));
+  out << ",\"last_started_elements\":" << (tally.last_started.empty() ? 0 : call_limit_elements(*by_id[tally.last_started]));
   const std::optional<Failure>& first = tally.first;
   if (first) {
     out << ",\"first_failure\":{\"case\":" << json_string(first->case_id) << ",\"what\":" << json_string(first->what)

@@ -47,6 +47,7 @@ struct Args {
   std::vector<LabRun> labs;  // one; or several, one after another, each lab's lines after a "lab" line
   std::string where;
   double call_timeout_s = 20;
+  double call_floor_s = 0;  // none: every call gets call_timeout_s (RunnerOptions::seconds_for)
   int report_fd = -1;  // none: the report is dropped (a run under compute-sanitizer, or by hand)
   int token_fd = -1;
   std::optional<FileIdentity> sanitizer_log;  // compute-sanitizer's log pipe: closed before the module loads
@@ -72,6 +73,7 @@ std::optional<Args> parse_args(int argc, char** argv) {
       args.labs.back().plan = *v;
     } else if (auto v = value("--where")) args.where = *v;
     else if (auto v = value("--call-timeout")) args.call_timeout_s = std::strtod(v->c_str(), nullptr);
+    else if (auto v = value(REDUCTION_CALL_FLOOR_FLAG)) args.call_floor_s = std::strtod(v->c_str(), nullptr);
     else if (auto v = value(REDUCTION_REPORT_FD_FLAG)) args.report_fd = parse_fd(*v);
     else if (auto v = value(REDUCTION_TOKEN_FD_FLAG)) args.token_fd = parse_fd(*v);
     else if (arg == REDUCTION_REUSE_BUFFERS_FLAG) args.reuse_buffers = true;
@@ -83,7 +85,8 @@ std::optional<Args> parse_args(int argc, char** argv) {
   for (const auto& lab : args.labs)
     if (lab.lab.empty() || lab.expect.empty() || lab.plan.empty()) return std::nullopt;
   if (args.labs.empty() ||
-      (args.where != "device" && args.where != "host") || !(args.call_timeout_s > 0) || args.report_fd < -1 ||
+      (args.where != "device" && args.where != "host") || !(args.call_timeout_s > 0) ||
+      !(args.call_floor_s >= 0 && args.call_floor_s <= args.call_timeout_s) || args.report_fd < -1 ||
       args.token_fd < -1 || args.bad_log || (args.reuse_buffers && args.sanitizer_log))
     return std::nullopt;
   return args;
@@ -222,6 +225,10 @@ void observe(const Reporter& report, const testing::LabRunner& runner, const Tes
     if (args.labs.size() > 1) report.emit("lab", {{"lab", one.expect}});  // the checker's section (channel.hpp)
     testing::RunnerOptions options;
     options.call_seconds = args.call_timeout_s;
+    if (args.call_floor_s > 0) {
+      options.call_floor_seconds = args.call_floor_s;
+      options.full_call_elements = REDUCTION_FULL_CALL_ELEMENTS;
+    }
     options.on_device = on_device;
     options.reuse_buffers = args.reuse_buffers;
     std::string current;
@@ -248,7 +255,7 @@ int main(int argc, char** argv) {
   if (!args) {
     std::fprintf(stderr, "usage: %s --lab=MODULE --expect=NN_name --plan=FILE [--lab=... --expect=... --plan=... "
                          "(several: one after another)] --where=device|host "
-                         "[--call-timeout=SECONDS] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] "
+                         "[--call-timeout=SECONDS [" REDUCTION_CALL_FLOOR_FLAG "=SECONDS]] [" REDUCTION_REPORT_FD_FLAG "=FD] [" REDUCTION_TOKEN_FD_FLAG "=FD] "
                          "[" REDUCTION_CLOSE_SANITIZER_LOG_FLAG "=DEV:INO | " REDUCTION_REUSE_BUFFERS_FLAG "]\n",
                  argv[0]);
     return reduction::grading::kUsageExitCode;

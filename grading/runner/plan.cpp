@@ -119,6 +119,16 @@ void read_operator_fields(const Fields& f, TestCase& c) {
 // by accident and none can be known before the run.
 std::uint64_t case_seed(std::uint64_t seed, std::size_t index) { return mix64(seed ^ (index * 0x9E37ull)); }
 
+}  // namespace
+
+std::size_t call_limit_elements(const TestCase& c) {
+  if (c.kind != CaseKind::chain || !c.second) return c.input.n;
+  const std::size_t firsts = static_cast<std::size_t>(c.calls + 1) / 2;   // input, second, input, ...
+  return firsts * c.input.n + (static_cast<std::size_t>(c.calls) - firsts) * c.second->n;
+}
+
+namespace {
+
 class PlanBuilder {
  public:
   explicit PlanBuilder(TestPlan& plan) : plan_(plan) {}

@@ -64,6 +64,10 @@ struct TestCase {
   std::size_t special_at = 0;
 };
 
+// The elements a case's call limit counts (RunnerOptions::seconds_for): a chain's calls run back to
+// back under one limit, so all of its inputs; any other case, one call's input.
+std::size_t call_limit_elements(const TestCase& c);
+
 // The input of an operator case, the same on both sides: data, then the special value.
 template <typename T>
 std::vector<T> operator_case_input(const TestCase& c);

@@ -1,6 +1,7 @@
 // CPU-side tests of the harness: statistics, tolerance rule, inputs, references, bug hints,
 // module loading, the watchdog and the scratch guards' check. They need no GPU and always run.
 #include "../checking/diagnosis.hpp"
+#include "../checking/lab_runner.hpp"
 #include "../checking/scratch_guard.hpp"
 
 #include <reduction/input.hpp>
@@ -186,6 +187,30 @@ TEST(WatchdogDeathTest, WorkThatHangsEndsTheProcessWithTheTimeoutCode) {
   ::testing::FLAGS_gtest_death_test_style = "threadsafe";
   EXPECT_EXIT(run_with_deadline([] { std::this_thread::sleep_for(std::chrono::seconds(30)); }, 0.2, "a hanging kernel"),
               ::testing::ExitedWithCode(kTimeoutExitCode), "REDUCTION-TIMEOUT: a hanging kernel");
+}
+
+// A call's deadline grown with its input (the grader's test runs; RunnerOptions::seconds_for).
+TEST(CallDeadline, GrowsFromTheFloorToTheFullLimitWithTheInputAndStaysThere) {
+  testing::RunnerOptions options;
+  options.call_seconds = 20.0;
+  options.call_floor_seconds = 2.0;
+  options.full_call_elements = 1000;
+  EXPECT_DOUBLE_EQ(options.seconds_for(0), 2.0);
+  EXPECT_DOUBLE_EQ(options.seconds_for(1), 2.018);
+  EXPECT_DOUBLE_EQ(options.seconds_for(500), 11.0);
+  EXPECT_DOUBLE_EQ(options.seconds_for(1000), 20.0);
+  EXPECT_DOUBLE_EQ(options.seconds_for(std::size_t{1} << 40), 20.0);   // never past the full limit
+}
+
+TEST(CallDeadline, WithoutAFullSizeOrWithAFloorAtTheLimitEveryCallGetsTheLimit) {
+  testing::RunnerOptions options;
+  options.call_seconds = 60.0;   // the students' tests: no floor
+  EXPECT_DOUBLE_EQ(options.seconds_for(0), 60.0);
+  options.call_floor_seconds = 60.0;
+  options.full_call_elements = 1000;
+  EXPECT_DOUBLE_EQ(options.seconds_for(0), 60.0);
+  options.call_floor_seconds = 90.0;   // a floor above the limit does not raise it
+  EXPECT_DOUBLE_EQ(options.seconds_for(0), 60.0);
 }
 
 // The guards' check on host memory: what GuardedScratch::inspect() does to the bytes it reads back.

@@ -41,6 +41,7 @@ class TestCheck:
     not_implemented_message: str = ""
     last_started: str = ""
     last_started_what: str = ""
+    last_started_elements: int = 0   # the elements its call limit counted (call_limit.py)
     first_failure: dict | None = None
 
     @property

@@ -62,11 +62,16 @@ class ResourceFailure:
     cause: str       # what ran out, as the note says it: "out of memory (cudaErrorMemoryAllocation)"
     gpu_only: bool   # a resource of the GPU: only other runs on the GPU share it (else the host's: every run)
     cores: bool = False   # the run timed out: the cores, if the others held them (cpu_share.held)
+    short_limit: bool = False   # a call timed out under a limit shortened for its small input (call_limit.py)
 
 
 # A run the grader's own limits stopped (its wall clock, no progress for a call's limit, the runner's
 # watchdog) timed out; whether that is a classmate's doing is for the evidence of the cores to say.
 TIMED_OUT = ResourceFailure("timed out", False, cores=True)
+# A call's limit shortened for a small input (call_limit.py) ran out while another student's runs
+# ran beside it: run again alone, whatever the cores say (the GPU's time slices are shared too).
+SHORT_LIMIT_TIMED_OUT = ResourceFailure("timed out under a call limit shortened for a small input", False,
+                                        short_limit=True)
 
 
 _CUDA_ERRORS = {
@@ -139,6 +144,8 @@ def retry_note(what: str, failure: ResourceFailure, where: str, then: str) -> st
     alone: PASSED", ...)."""
     if failure.cores:
         return f"the first {what} timed out while other students' runs held the cores ({where}); {then}"
+    if failure.short_limit:
+        return f"the first {what} {failure.cause} {RETRIED} {where}; {then}"
     return f"the first {what} failed for a resource ({failure.cause}) {RETRIED} {where}; {then}"
 
 

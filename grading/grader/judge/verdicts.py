@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..contract import RUNNER_EXIT_WATCHDOG, VERDICT_LETTERS, VERDICT_MARKS, VERDICT_ORDER, VERDICT_WORDS
 from ..sandbox.process import ProcessResult
+from .call_limit import CallLimit
 from .checks import TestCheck, quote_module_message
 
 # Verdicts, from best to worst, their summary letters and words: contract.json "verdicts".
@@ -66,8 +67,10 @@ def _failure_text(check: TestCheck) -> str:
     return "\n  ".join(parts)
 
 
-def test_verdict(check: TestCheck, run: ProcessResult, call_timeout_s: float) -> TestVerdict:
-    """The verdict of one lab's test run: the checker's report, then the grader's own observations."""
+def test_verdict(check: TestCheck, run: ProcessResult, limit: CallLimit) -> TestVerdict:
+    """The verdict of one lab's test run: the checker's report, then the grader's own observations.
+    `limit`: the run's call limit (the runner's watchdog ends a call past it; the grader's own stall
+    limit, past the full one, ends a run whose watchdog was silenced)."""
     during = f" (during {check.last_started_what})" if check.last_started_what and check.observed < check.cases else ""
     if check.all_correct:
         return TestVerdict(PASSED, f"all {check.cases} cases right")
@@ -82,7 +85,8 @@ def test_verdict(check: TestCheck, run: ProcessResult, call_timeout_s: float) ->
         return TestVerdict(TIMEOUT, f"the tests did not finish within {limit} and were stopped{during}: "
                                     "a kernel or loop that never terminates?")
     if run.stalled or (run.returncode == EXIT_WATCHDOG and check.observed < check.cases):
-        return TestVerdict(TIMEOUT, f"one call did not finish within {call_timeout_s:.0f} s{during}: look for a "
+        within = f"{limit.full_s:.0f} s" if run.stalled else limit.words(check.last_started_elements)
+        return TestVerdict(TIMEOUT, f"one call did not finish within {within}{during}: look for a "
                                     "loop whose condition never changes (`s >> 1` for `s >>= 1`) or a "
                                     "__syncthreads() some threads never reach")
     if run.output_limit:

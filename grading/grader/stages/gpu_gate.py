@@ -75,7 +75,8 @@ class Gate:
     turn waits at most that long plus the shared runs it let in, beyond the runs ahead of it."""
 
     LONG_S, BEHIND_LONG_S = 5.0, 15.0   # honest test and sanitizer runs took under 5 s in a class of 16
-                                        # (H200, 2026-11-27); a hang holds its run 20 s
+                                        # (H200, 2026-11-27); a hang on a large input holds its run up to
+                                        # 20 s ([tests] call_timeout_s; on a small one about call_floor_s)
 
     def __init__(self, name: str, rank: int, long_s: float = LONG_S, behind_long_s: float = BEHIND_LONG_S) -> None:
         self.name, self.rank = name, rank

@@ -9,12 +9,24 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ..judge.resources import TEST, TIMED_OUT, resource_failure
+from ..contract import RUNNER_EXIT_WATCHDOG
+from ..judge.call_limit import CallLimit
+from ..judge.resources import SHORT_LIMIT_TIMED_OUT, TEST, TIMED_OUT, ResourceFailure, resource_failure
 from ..judge.verdicts import NOT_RUN, PASSED, RUNTIME_ERROR, TIMEOUT, test_verdict
 from ..outputs import events as ev
 from ..outputs.program_output import program_output
 from ..outputs.records import LabRecord, StudentRecord, TestRun
 from .base import Stage, pool
+
+
+def timed_out(limit: CallLimit, process, check) -> ResourceFailure:
+    """Why a TIMEOUT may be run again alone: its runner's watchdog ended a call under a limit shorter
+    than the full one (call_limit.py: any other student's run beside it may have mattered), or else
+    it timed out (the cores' evidence decides, cpu_share.held)."""
+    if (check is not None and process.returncode == RUNNER_EXIT_WATCHDOG and not process.stalled
+            and limit.short_for(check.last_started_elements)):
+        return SHORT_LIMIT_TIMED_OUT
+    return TIMED_OUT
 
 
 class Test(Stage):
@@ -32,23 +44,24 @@ class Test(Stage):
                 entry.verdict, entry.detail = RUNTIME_ERROR, "the module changed after it was compiled"
             else:
                 todo.append(entry)
-        call_timeout = tests.call_timeout_s
+        call_limit = CallLimit(tests.call_timeout_s, tests.call_floor_s)
 
         def run(entry: LabRecord):
             lab = self.lab(entry.folder)
 
             def test():
                 return self.g.tools.run_tests(record.student, lab, Path(entry.module_path), self.g.plans[lab.folder],
-                                              self.g.expectations, tests.timeout_s, call_timeout)
+                                              self.g.expectations, tests.timeout_s, call_limit)
 
             def verdict(result) -> str:
                 process, check = result
-                return test_verdict(check, process, call_timeout).verdict if check else RUNTIME_ERROR
+                return test_verdict(check, process, call_limit).verdict if check else RUNTIME_ERROR
 
             with self.g.runs.sharing(lab), self.g.neighbours.run(record.student, not lab.host, self.name) as met:
                 result = test()
             if verdict(result) != PASSED and self.g.runs.intact(entry):
-                failure = resource_failure(TEST, *result) or (TIMED_OUT if verdict(result) == TIMEOUT else None)
+                failure = resource_failure(TEST, *result) or (timed_out(call_limit, *result)
+                                                              if verdict(result) == TIMEOUT else None)
                 result = self.g.runs.again_alone(who, record, entry, "test run", failure, met, not lab.host, test,
                                                  verdict) or result
             return entry, result
@@ -58,7 +71,7 @@ class Test(Stage):
             if check is None:
                 entry.verdict, entry.detail = RUNTIME_ERROR, "the grader could not check this run (a grader problem)"
             else:
-                verdict = test_verdict(check, process, call_timeout)
+                verdict = test_verdict(check, process, call_limit)
                 entry.verdict, entry.detail = verdict.verdict, verdict.detail
                 entry.tests = TestRun(process.returncode, process.timed_out, process.stalled, process.output_limit,
                                       round(process.seconds, 2), dataclasses.asdict(check),
@@ -105,11 +118,11 @@ class Test(Stage):
         tests = self.g.policy.tests
         labs = [(self.lab(entry.folder), Path(entry.module_path), self.g.plans[entry.folder]) for entry in entries]
         # A short call limit: a lab whose call outlives it ends this run and gets its verdict alone,
-        # under the full limit, so a never-ending call does not cost the full limit twice.
-        call_timeout = min(tests.call_timeout_s, tests.shared_call_timeout_s)
+        # under the call limit, so a never-ending call does not cost the call limit twice.
+        call_limit = CallLimit(tests.call_timeout_s, tests.call_floor_s).capped(tests.shared_call_timeout_s)
         with self.g.runs.sharing(labs[0][0]), self.g.neighbours.run(record.student, True, self.name):
             process, checks = self.g.tools.run_tests_labs(record.student, labs, self.g.expectations,
-                                                          tests.timeout_s * len(labs), call_timeout)
+                                                          tests.timeout_s * len(labs), call_limit)
         if process.returncode != 0 or process.timed_out or process.stalled or process.output_limit:
             # its record would speak of another lab's end: each lab's verdict comes from another run
             return {}, next((entry.folder for entry in entries

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..contract import REUSE_BUFFERS_FLAG
+from ..judge.call_limit import CallLimit
 from ..judge.checks import TestCheck, parse_device_check, parse_test_check
 from ..judge.compile_view import Seen, compile_view, missing_files, outside_view
 from ..judge.libraries import (CUB, PROBE, THRUST, Library, hidden_library_folders, parse_dependencies,
@@ -322,10 +323,9 @@ class Toolchain(TimingRuns):
         if result.returncode != 0:
             raise RuntimeError(f"the checker could not compute the expected sums: {result.stderr.strip()}")
 
-    def _observe_argv(self, lab: Lab, module: Path, plan: Path, call_timeout: float) -> list[str]:
+    def _observe_argv(self, lab: Lab, module: Path, plan: Path, call_limit: CallLimit) -> list[str]:
         return [str(self.manifest.observer), f"--lab={module.resolve()}", f"--expect={lab.folder}",
-                f"--where={'host' if lab.host else 'device'}", f"--plan={plan.resolve()}",
-                f"--call-timeout={call_timeout:g}"]
+                f"--where={'host' if lab.host else 'device'}", f"--plan={plan.resolve()}", *call_limit.argv()]
 
     def _run_view(self, read_only: tuple[Path, ...], gpu: bool) -> View:
         """A run of student code (tests, sanitizer, timing): a minimal /etc, and no header folder, so that
@@ -337,12 +337,15 @@ class Toolchain(TimingRuns):
         return self._run_view((self.manifest.observer, module.resolve(), plan.resolve(), *extra), not lab.host)
 
     def run_tests(self, student: str, lab: Lab, module: Path, plan: Path, cache: Path, timeout: float,
-                  call_timeout: float) -> tuple[ProcessResult, TestCheck | None]:
-        """The runner in the sandbox, then the trusted checker on what it printed."""
+                  call_limit: CallLimit | float) -> tuple[ProcessResult, TestCheck | None]:
+        """The runner in the sandbox, then the trusted checker on what it printed. The grader's own stall
+        limit is past the full call limit: the runner's watchdog ends a call, this ends a run that
+        silenced it."""
+        call_limit = CallLimit.of(call_limit)
         with Channel() as channel:
-            run = self._sandboxed(self._observe_argv(lab, module, plan, call_timeout) + [REUSE_BUFFERS_FLAG]
+            run = self._sandboxed(self._observe_argv(lab, module, plan, call_limit) + [REUSE_BUFFERS_FLAG]
                                   + channel.argv(),
-                                  self._runner_view(lab, module, plan), timeout, stall_s=call_timeout + 10,
+                                  self._runner_view(lab, module, plan), timeout, stall_s=call_limit.full_s + 10,
                                   channel=channel, group=student)
         checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}")
         try:
@@ -355,15 +358,16 @@ class Toolchain(TimingRuns):
     test_together = True   # run_tests_labs: one runner over several labs (run_tests.py)
 
     def run_tests_labs(self, student: str, labs: list[tuple[Lab, Path, Path]], cache: Path, timeout: float,
-                       call_timeout: float) -> tuple[ProcessResult, dict[str, TestCheck | None]]:
+                       call_limit: CallLimit | float) -> tuple[ProcessResult, dict[str, TestCheck | None]]:
         """run_tests over several GPU labs ((lab, module, plan) each) in one runner, one lab after another
         (one process, one CUDA context), then the checker on each lab's part of its report."""
+        call_limit = CallLimit.of(call_limit)
         where, groups, read_only = self._several(labs)
         with Channel() as channel:
-            argv = [str(self.manifest.observer), *groups, f"--where={where}", f"--call-timeout={call_timeout:g}",
+            argv = [str(self.manifest.observer), *groups, f"--where={where}", *call_limit.argv(),
                     REUSE_BUFFERS_FLAG, *channel.argv()]
             run = self._sandboxed(argv, self._run_view((self.manifest.observer, *read_only), where == "device"),
-                                  timeout, stall_s=call_timeout + 10, channel=channel, group=student)
+                                  timeout, stall_s=call_limit.full_s + 10, channel=channel, group=student)
         checks = {}
         for lab, _, plan in labs:
             checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}",

@@ -5,7 +5,8 @@ import unittest
 
 from grader_tests import helpers  # noqa: F401  (puts grading/ on the path)
 from grader.judge.checks import CheckError, TestCheck, WITHHELD, parse_test_check, quote_module_message
-from grader.contract import REPORT_VERSION
+from grader.contract import REPORT_VERSION, RUNNER_EXIT_WATCHDOG
+from grader.judge.call_limit import CallLimit
 from grader.sandbox.process import ProcessResult
 from grader.judge.verdicts import COMPILE_ERROR, PASSED, RUNTIME_ERROR, TIMEOUT, WRONG_ANSWER, test_verdict
 
@@ -20,8 +21,8 @@ def check(**fields) -> TestCheck:
     return TestCheck(**{**base, **fields})
 
 
-def verdict(report: TestCheck, run: ProcessResult | None = None):
-    return test_verdict(report, run or ProcessResult(0), call_timeout_s=20)
+def verdict(report: TestCheck, run: ProcessResult | None = None, limit: CallLimit = CallLimit(20.0, 2.0)):
+    return test_verdict(report, run or ProcessResult(0), limit)
 
 
 class TestRunnerVerdicts(unittest.TestCase):
@@ -51,6 +52,14 @@ class TestRunnerVerdicts(unittest.TestCase):
         self.assertEqual(result.verdict, TIMEOUT)
         self.assertIn("within 20 s", result.detail)
         self.assertIn(WHAT, result.detail)
+
+    def test_the_runners_watchdog_names_the_limit_of_the_case_it_stopped(self):
+        stopped = check(observed=40, correct=40, last_started="c041", last_started_what=WHAT, last_started_elements=33)
+        result = verdict(stopped, ProcessResult(RUNNER_EXIT_WATCHDOG))
+        self.assertEqual(result.verdict, TIMEOUT)
+        self.assertIn("one call did not finish within 2.0 s, the limit of a call on 33 elements (2 s, growing with "
+                      f"the input to 20 s at 2^24 elements) (during {WHAT})", result.detail)
+        self.assertIn("within 20 s (during", verdict(stopped, ProcessResult(RUNNER_EXIT_WATCHDOG), CallLimit(20.0)).detail)
 
     def test_the_graders_wall_clock_limit_is_a_timeout(self):
         result = verdict(check(observed=3, correct=3), ProcessResult(-9, timed_out=True, timeout_s=300))

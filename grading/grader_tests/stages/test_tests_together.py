@@ -6,6 +6,7 @@ per lab (but the program output beside a lab that passed in the shared run: it i
 import json
 import shutil
 
+from grader.judge.call_limit import CallLimit
 from grader.policy import Policy
 from grader_tests.helpers import GRADING, FakeToolchain
 from grader_tests.stages.test_classmates import ClassCase
@@ -68,7 +69,8 @@ class TestsTogether(ClassCase):
         policy.tests.call_timeout_s, policy.tests.shared_call_timeout_s = 20.0, 2.0
         labs = self.grade(tools, self.students("amy"), in_flight=1, labs=LABS, policy=policy)
         self.assertEqual(sorted(set(tools.call_limits)),
-                         [("01_host_sum", 20.0), ("04_interleaved", 20.0), ("tests_labs", 2.0)])
+                         [("01_host_sum", CallLimit(20.0, 2.0)), ("04_interleaved", CallLimit(20.0, 2.0)),
+                          ("tests_labs", CallLimit(2.0, 2.0))])
         self.assertEqual(labs["amy"]["04_interleaved"]["verdict"], "TIMEOUT", "the verdict is the alone run's")
         self.assertIn("20 s", labs["amy"]["04_interleaved"]["detail"])
 
@@ -77,7 +79,16 @@ class TestsTogether(ClassCase):
         policy = together()
         policy.tests.call_timeout_s, policy.tests.shared_call_timeout_s = 5.0, 30.0
         self.grade(tools, self.students("amy"), in_flight=1, labs=LABS, policy=policy)
-        self.assertEqual(sorted(set(tools.call_limits)), [("01_host_sum", 5.0), ("tests_labs", 5.0)])
+        self.assertEqual(sorted(set(tools.call_limits)), [("01_host_sum", CallLimit(5.0, 2.0)),
+                                                          ("tests_labs", CallLimit(5.0, 2.0))])
+
+    def test_a_floor_below_the_shared_limit_grows_in_the_shared_run_too(self):
+        tools = Together({})
+        policy = together()
+        policy.tests.call_timeout_s, policy.tests.call_floor_s, policy.tests.shared_call_timeout_s = 20.0, 0.5, 2.0
+        self.grade(tools, self.students("amy"), in_flight=1, labs=LABS, policy=policy)
+        self.assertEqual(sorted(set(tools.call_limits)), [("01_host_sum", CallLimit(20.0, 0.5)),
+                                                          ("tests_labs", CallLimit(2.0, 0.5))])
 
     def test_a_second_shared_run_that_does_not_end_cleanly_leaves_every_lab_alone(self):
         tools = Together({"amy": {"03_shared_atomic": outcome("TIMEOUT"), "04_interleaved": outcome("TIMEOUT")}})

@@ -1,8 +1,10 @@
 """A run that timed out while other students' runs held the cores is run again alone, and the
 retry's outcome is the verdict (engine.py, cpu_share.held): held by the evidence of their cgroups'
 CPU time where there are cgroups (a made-up v2 tree here), by another student's runs beside it where
-there are none. A timeout alone, or beside classmates that used no CPU, stays a TIMEOUT; printed
-words retry nothing; every run again alone is flagged. On the simulated toolchain."""
+there are none. A timeout alone, or beside classmates that used no CPU, stays a TIMEOUT; a call
+that timed out under a limit shortened for its small input (call_limit.py) is run again alone
+beside any classmate; printed words retry nothing; every run again alone is flagged. On the
+simulated toolchain."""
 
 import json
 import tempfile
@@ -19,6 +21,7 @@ from grader.sandbox.cpu_share import CpuShare
 from grader.policy import Policy
 from grader.stages.toolchain import CompileRun
 from grader.sandbox.process import ProcessResult
+from grader.contract import FULL_CALL_ELEMENTS, RUNNER_EXIT_WATCHDOG
 
 WHAT = "lab 01_host_sum, n = 1025, type = int, pattern = mixed_sign, seed = 7"
 TIMEOUT_WORDS = ("TIMEOUT\ntimed out\none call did not finish within 20 s\nthe tests did not finish within 300 s\n"
@@ -31,6 +34,29 @@ def timed_out(kind, lab):
         return CompileRun(ProcessResult(-9, "", "", True, 120.0, ["nvcc"], 120.0))
     return ProcessResult(-9, stalled=True), TestCheck(lab.folder, "7", FakeToolchain.CASES, 40, 40,
                                                       last_started="c041", last_started_what=WHAT)
+
+
+def watchdog_on(elements):
+    """A run the runner's watchdog ended (its exit status), in a case whose limit counts `elements`."""
+    def failure(kind, lab):
+        what = f"lab {lab.folder}, n = {elements}, type = int, pattern = mixed_sign, seed = 7"
+        return ProcessResult(RUNNER_EXIT_WATCHDOG), TestCheck(lab.folder, "7", FakeToolchain.CASES, 0, 0,
+                                                              last_started="c001", last_started_what=what,
+                                                              last_started_elements=elements)
+    return failure
+
+
+class WatchdogAlways(FakeToolchain):
+    """Every test run of `key` ((kind, student, lab)) is ended by the watchdog in a case on 1 element."""
+
+    def __init__(self, key):
+        super().__init__({})
+        self.key = key
+
+    def run_tests(self, student, lab, *args):
+        if ("tests", student, lab.folder) == self.key:
+            return watchdog_on(1)("tests", lab)
+        return super().run_tests(student, lab, *args)
 
 
 class Burner(FakeToolchain):
@@ -140,6 +166,38 @@ class CoresHeld(ClassCase):
         self.assertEqual(burner.harmed, {victim}, "the runs did not meet")
         self.assertEqual((labs["amy"]["01_host_sum"]["verdict"], labs["amy"]["01_host_sum"]["notes"]), ("TIMEOUT", []))
         self.assertEqual(burner.counts[victim], 1)
+
+    def test_a_watchdog_timeout_under_a_short_call_limit_beside_any_classmate_is_run_again_alone(self):
+        """The runner's watchdog ended a call on 1 element at the limit's floor (call_limit.py): the GPU's
+        time slices are shared too, so any classmate's run beside it is reason enough, whatever the cores
+        said; the full limit (the case above: a classmate that used no CPU) is not."""
+        victim = ("tests", "amy", "02_atomic")
+        burner = Burner(self.share, ("tests", "burner", "02_atomic"), {victim}, burn_s=0.0, failure=watchdog_on(1))
+        labs = self.grade(burner, self.students("burner", "amy"), in_flight=2)
+        self.assertEqual(burner.harmed, {victim}, "the runs did not meet")
+        self.assertEqual(labs["amy"]["02_atomic"]["verdict"], "PASSED")
+        self.assertEqual(labs["amy"]["02_atomic"]["notes"], [
+            "the first test run timed out under a call limit shortened for a small input while other students' "
+            "runs shared the GPU; run again alone: PASSED"])
+        self.assertEqual(burner.counts[victim], 2)
+        self.assertEqual([(f["kind"], f["lab"]) for f in self.record("amy")["flags"]], [("retried_alone", "02_atomic")])
+
+    def test_a_watchdog_timeout_under_the_full_call_limit_beside_an_idle_classmate_stays_a_timeout(self):
+        victim = ("tests", "amy", "02_atomic")
+        burner = Burner(self.share, ("tests", "burner", "02_atomic"), {victim}, burn_s=0.0,
+                        failure=watchdog_on(FULL_CALL_ELEMENTS))
+        labs = self.grade(burner, self.students("burner", "amy"), in_flight=2)
+        self.assertEqual(burner.harmed, {victim}, "the runs did not meet")
+        lab = labs["amy"]["02_atomic"]
+        self.assertEqual((lab["verdict"], lab["notes"], burner.counts[victim]), ("TIMEOUT", [], 1))
+        self.assertIn("one call did not finish within 20 s", lab["detail"])
+
+    def test_the_short_limit_is_the_timeouts_words(self):
+        labs = self.grade(WatchdogAlways(("tests", "solo", "02_atomic")), self.students("solo"), in_flight=1)
+        lab = labs["solo"]["02_atomic"]
+        self.assertEqual((lab["verdict"], lab["notes"]), ("TIMEOUT", []))
+        self.assertIn("one call did not finish within 2.0 s, the limit of a call on 1 element (2 s, growing with the "
+                      "input to 20 s at 2^24 elements)", lab["detail"])
 
     def test_without_cgroups_a_classmates_run_beside_it_is_the_evidence(self):
         victim = ("tests", "amy", "01_host_sum")
