@@ -11,11 +11,13 @@ it starts is ever outside it), with
 - a quota of the student cores divided by the students in flight ([pipeline] students,
   --in-flight), at least one core (a student alone is never slowed below one core): what it
   may take when the others are idle;
-- a cpuset without the timing core.
+- a cpuset without the timing cores.
 The timing core is the last core this grader may use (process.timing_core()). The timing runs,
 the trusted reference runs and the student's sandboxed timing run (and anything they start),
 join a cgroup of their own whose cpuset is that core alone, without a quota, and are pinned to it:
-no student's run can reach it, and the student's timing run can spin nowhere else. The grader's own
+no student's run can reach it, and the student's timing run can spin nowhere else. Where a second
+core is kept (cpu_plan.py), the device part's timing runs have it, in a group of their own
+(DEVICE_TIMING), so a host turn and a device turn run at once, each on its own core. The grader's own
 threads, and the trusted programs they start, keep to the student cores meanwhile (own_threads.py).
 It is kept only when this grading times anything (a GPU, and no --no-bench) and there are at least
 2 cores; with one core there is nothing to keep: the timing runs and the students share it (the
@@ -59,7 +61,8 @@ from .cpu_plan import Plan, siblings
 from .cpu_subtree import Group, SubtreeFiles
 from .process import timing_core
 
-TIMING = object()     # the timing runs' group (preexec's `who`): no student name can be it
+TIMING = object()          # the timing runs' group (preexec's `who`): no student name can be it
+DEVICE_TIMING = object()   # the device part's timing runs' group: TIMING's where no second core is kept
 HELD_SHARE = 0.5      # the others held the cores when they used at least this much of the run's own share
 SELF_TEST_TIMEOUT_S = 10
 SUBTREE_ATTEMPTS = 5
@@ -83,6 +86,7 @@ class CpuShare(SubtreeFiles):
         self._lock = threading.Lock()
         self._groups: dict[str, Group] = {}
         self._timing: Group | None = None
+        self._device_timing: Group | None = None   # on the device timing core, where one is kept
         self._paired: PairedGroup | None = None
         self._paired_why = ""
         self._finished_s = 0.0     # the CPU time of the students' cgroups removed so far
@@ -119,9 +123,11 @@ class CpuShare(SubtreeFiles):
         plan = self.plan
         kept = ""
         if plan.timing_core is not None:
-            idle = sorted(set(plan.cores) - set(plan.student_cores) - {plan.timing_core})
-            kept = f"; core {plan.timing_core} kept for timing" + (f" (its SMT siblings {cgroups.cpu_list(idle)} idle)"
-                                                                     if idle else "")
+            timing = {plan.timing_core, plan.device_core}
+            idle = sorted(set(plan.cores) - set(plan.student_cores) - timing)
+            kept = (f"; core {plan.timing_core} kept for timing" if plan.device_timing_core is None else
+                    f"; cores {plan.timing_core} and {plan.device_timing_core} kept for timing (host part, device part)")
+            kept += f" (SMT siblings {cgroups.cpu_list(idle)} idle)" if idle else ""
         return (f"CPU: a cgroup v{self.trees.version} share per student ({plan.quota:g} core(s) each of cores "
                 f"{cgroups.cpu_list(plan.student_cores)}{kept})")
 
@@ -149,6 +155,8 @@ class CpuShare(SubtreeFiles):
                         raise
             everything = self.plan.cores if self.plan.timing_core is None else (self.plan.timing_core,)
             self._timing = self._make("timing", everything, None)
+            if self.plan.device_timing_core is not None:
+                self._device_timing = self._make("device-timing", (self.plan.device_timing_core,), None)
             self._self_test()
             self._paired = self._make_paired(everything)
         except (CgroupError, OSError, subprocess.SubprocessError, ValueError) as exc:
@@ -210,7 +218,7 @@ class CpuShare(SubtreeFiles):
             return
         with self._lock:
             self._groups.clear()
-            self._timing = None
+            self._timing = self._device_timing = None
         self.thaw_paired()
         self._paired = None
         for folder in self._folders(self.name):
@@ -229,12 +237,18 @@ class CpuShare(SubtreeFiles):
         return set(self.plan.student_cores)
 
     def timing_cpu(self, host: bool) -> int | None:
-        """The core a timing run is pinned to: the kept timing core, for device runs too (they start
-        from the grader, which is kept off it); without one, a host run's timing_core() (no migration
-        in the middle of a timed loop) and a device run's none."""
+        """The core a timing run is pinned to: the kept timing core, or for a device run the device
+        timing core (its own where one is kept: cpu_plan.py); without a kept core, a host run's
+        timing_core() (no migration in the middle of a timed loop) and a device run's none."""
         if self.on and self.plan.timing_core is not None:
-            return self.plan.timing_core
+            return self.plan.timing_core if host else self.plan.device_core
         return timing_core() if host else None
+
+    @property
+    def parts_share_a_core(self) -> bool:
+        """Whether the host part's and the device part's timing runs use one core (so their turns must
+        take turns: one timing lane, gpu_gate.py), as everywhere without a second kept core."""
+        return not (self.on and self.plan.device_timing_core is not None)
 
     # ---- the students
 
@@ -295,9 +309,9 @@ class CpuShare(SubtreeFiles):
 
     def preexec(self, who, inner=None):
         """`inner` (a Popen preexec_fn, or None) that first moves the child into `who`'s cgroup: a
-        student in flight, TIMING, or anyone else (None, a probe of the grader's): no cgroup."""
+        student in flight, TIMING, DEVICE_TIMING, or anyone else (None, a probe of the grader's): no cgroup."""
         with self._lock:
-            group = self._timing if who is TIMING else self._groups.get(who)
+            group = self._timing_group(who) if who in (TIMING, DEVICE_TIMING) else self._groups.get(who)
         if group is None:
             return inner
         join = cgroups.joiner(group.folders)
@@ -316,9 +330,13 @@ class CpuShare(SubtreeFiles):
         group = self.group_of(student)
         return self._usage(group) if group is not None and self.trees is not None else None
 
-    def timing_seconds(self) -> float | None:
-        """The CPU time so far of the timing group (every timing run but a paired run's student worker), or None."""
-        timing = self._timing
+    def _timing_group(self, who) -> Group | None:
+        return self._device_timing if who is DEVICE_TIMING and self._device_timing is not None else self._timing
+
+    def timing_seconds(self, host: bool = True) -> float | None:
+        """The CPU time so far of a part's timing group (every timing run of that part but a paired run's
+        student worker), or None."""
+        timing = self._timing_group(TIMING if host else DEVICE_TIMING)
         return self._usage(timing) if timing is not None and self.on else None
 
     def others_seconds(self, student: str) -> float | None:

@@ -126,6 +126,8 @@ class Grader:
         # Lock order (gpu_gate.py): compile slots, CPU gate, GPU gate, then a turn's timing lane or a
         # shared run's GPU slots.
         self.timing_lane = Gate("timing lane", LANE_RANK)
+        # the device part's turns, where a second timing core is kept (cpu_plan.py; runs.timing_lane)
+        self.device_timing_lane = Gate("device timing lane", LANE_RANK)
         self.cpu_gate = Gate("CPU", CPU_RANK)
         self.gpu_gate = Gate("GPU", GPU_RANK)
         self.compile_slots = threading.Semaphore(max(1, options.jobs))

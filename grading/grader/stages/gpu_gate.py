@@ -17,14 +17,17 @@ So a ratio measured while a class is graded means what it means for one student:
 timed with no compile and no host test run on the cores, the device items with nothing else on the
 GPU while other students' compiles go on (they do not move a GPU time, and they keep the class moving).
 
-A third gate, the timing lane, is only ever held exclusive: every timing turn, host or device, holds
-it, because every timing run uses the one timing core (cpu_share.py). It is taken last: a turn first
+A third gate, the timing lane, is only ever held exclusive: every timing turn of one timing core
+holds it (cpu_share.py: the host part's and the device part's runs share one core below 8 cores,
+and then one lane; from 8 cores on each part has a core and a lane of its own, runs.timing_lane, so
+a device turn that has the GPU never waits for a host turn). It is taken last: a turn first
 has its gate to itself (the GPU's shared runs, or the compiles and host test runs, ended), then the
 lane. So the lane is held only while timing runs run, never while a turn waits for another
 student's runs to end: a device turn waits for the GPU's runs (seconds; a hang's run, while it lets
 new runs in, up to its limit) while a host turn uses the timing core, and the other way round. What
-that costs: a turn that has its gate and waits for the lane holds that gate idle, for at most the
-other part's timing runs (on an H100, 2026-11-28, a host turn took about 2.5 s, a device turn 2 s).
+that costs, on one lane: a turn that has its gate and waits for the lane holds that gate idle, for
+at most the other part's timing runs (on an H100, 2026-11-28, a host turn took about 2.5 s, a device
+turn 2 s; in a class of 40 on an H200 that day, the GPU's idle 27 s of 331 s).
 With the lane taken first, the timing core had waited 142 s of a 355 s grading of 40 before device
 turns, with students queued for their timing: turns that held the lane while the GPU's runs ended.
 

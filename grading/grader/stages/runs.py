@@ -21,7 +21,7 @@ from ..outputs import events as ev
 from ..outputs.ledger import ALONE
 from ..outputs.records import LabRecord, StudentRecord
 from ..sandbox.process import stopping
-from .gpu_gate import Turn
+from .gpu_gate import Gate, Turn
 from .neighbours import Met
 from .timing import Time
 from .toolchain import sha256_of
@@ -106,10 +106,10 @@ class Runs:
         """One part of a student's timing: the host items with no compile or host test run on the cores
         (the CPU gate), and with the GPU held idle too where [benchmark] host_part_holds_gpu says so or
         `alone` (a timing again, benchmark.py); the device items with nothing else on the GPU, while
-        other students' compiles go on, or `alone` with the cores held too, idle. The timing lane last
-        (one timing turn at a time: they share the timing core), once the gates are this turn's: the
-        lane is never held while other students' runs drain (gpu_gate.py). Yields whether nothing ran
-        there since this part's last turn."""
+        other students' compiles go on, or `alone` with the cores held too, idle. The part's timing
+        lane last (timing_lane: one turn at a time on a timing core), once the gates are this turn's:
+        a lane is never held while other students' runs drain (gpu_gate.py). Yields whether nothing
+        ran there since this part's last turn."""
         host = part == benchmark.HOST
         with contextlib.ExitStack() as stack:
             if host:
@@ -120,16 +120,23 @@ class Runs:
                 if alone:
                     stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
                 turn = stack.enter_context(self.g.gpu_gate.exclusive())
-            stack.enter_context(self.g.timing_lane.exclusive())
+            stack.enter_context(self.timing_lane(host).exclusive())
             stack.enter_context(self.g.neighbours.run(student, not host, Time.name))
-            before = self.g.cpu.timing_seconds()   # the turn is the timing runs' alone: theirs is this student's
+            before = self.g.cpu.timing_seconds(host)   # the part's timing runs are this turn's: theirs is this student's
             try:
                 yield turn.quiet_since(self._timing_turns.get(part))
             finally:
-                after = self.g.cpu.timing_seconds()
+                after = self.g.cpu.timing_seconds(host)
                 if before is not None and after is not None:
                     self._timing_cpu[student] = self._timing_cpu.get(student, 0.0) + max(0.0, after - before)
             self._timing_turns[part] = turn
+
+    def timing_lane(self, host: bool) -> Gate:
+        """The lane of a part's timing turns: one for both where their runs share one timing core, so
+        that a host turn and a device turn never run at once on it; each part's own where a second core
+        is kept for the device part (cpu_plan.py): then a device turn that has the GPU never waits for
+        a host turn, nor the other way round."""
+        return self.g.timing_lane if host or self.g.cpu.parts_share_a_core else self.g.device_timing_lane
 
     def host_part_holds_gpu(self) -> bool:
         """[benchmark] host_part_holds_gpu, or a host lab that earns performance points: then nothing

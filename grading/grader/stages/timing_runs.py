@@ -1,8 +1,9 @@
 """The timing runs of the real tools (for toolchain.py): one run of a timing plan, a host lab's
 paired run, and the checker's timing plans.
 
-Every timing run goes in the timing group of the CPU share (cpu_share.py), whose cpuset is the core
-no student's run may use, under the trusted timekeeper (a sandboxed student worker is started by
+Every timing run goes in its part's timing group of the CPU share (cpu_share.py: the host part's,
+or the device part's where a second core is kept), whose cpuset is a core no student's run may use,
+under the trusted timekeeper (a sandboxed student worker is started by
 the timekeeper, outside the sandbox); a paired run also gives the timekeeper the reference's worker
 and the freezer of the student's. Kept apart from toolchain.py, which runs the compiles, tests and
 sanitizer runs: these have a cgroup, a core and a clock of their own.
@@ -21,7 +22,7 @@ from pathlib import Path
 from ..contract import (CLOCK_OUT_FD_FLAG, PAIR_FREEZE_FLAG, PAIR_OUT_FD_FLAG, PAIR_PLAN_FLAG, PAIR_TOKEN_FD_FLAG,
                         PAIR_WORKER_CGROUP_FLAG, PAIR_WORKER_FLAG, TOKEN_FD_FLAG)
 from ..judge.checks import TimingCheck, parse_timing_check
-from ..sandbox.cpu_share import TIMING
+from ..sandbox.cpu_share import DEVICE_TIMING, TIMING
 from ..sandbox.process import Channel, Token, pinned, run_process
 from ..sandbox.process import ProcessResult
 
@@ -61,9 +62,10 @@ class TimingRuns:
         called once the run's processes have ended, before the check (the check needs no GPU: a
         class's timing turn may end there, benchmark.py)."""
         plan = self._plan_file(plan_text, work)
-        # Every timing run is in the timing group, whose cpuset is the core no student's run may use,
+        # Every timing run is in its part's timing group, whose cpuset is a core no student's run may use,
         # and pinned to it (cpu_share.py's timing_cpu): the same core for the references and the student.
         cpu = self.cpu_share.timing_cpu(host=not gpu)
+        group = DEVICE_TIMING if gpu else TIMING
         with Channel() as channel:
             worker = [str(self.manifest.student_worker if sandboxed else self.manifest.time_worker), f"--plan={plan}",
                       f"{TOKEN_FD_FLAG}={channel.token_fd}"]
@@ -71,10 +73,10 @@ class TimingRuns:
             if sandboxed:  # the worker built without CUB: no library reduction in reach of the student's code
                 view = self._run_view((self.manifest.student_worker, plan, *readable), gpu)
                 run = self._sandboxed(worker, view, timeout, stall_s=call_timeout + 30, channel=channel, cpu=cpu,
-                                      group=TIMING, clock=clock)
+                                      group=group, clock=clock)
             else:
                 run = run_process(clock + worker, timeout, stall_s=call_timeout + 30, channel=channel,
-                                  preexec=self.cpu_share.preexec(TIMING, pinned(None, cpu)))
+                                  preexec=self.cpu_share.preexec(group, pinned(None, cpu)))
         if on_ended is not None:
             on_ended()
         timed = self._timing_run(plan, run, cache)

@@ -12,7 +12,7 @@ from grader_tests.cgroup_fixtures import v1_tree, v2_tree
 from grader_tests.cpu_share_fixtures import TreeCase
 from grader.sandbox.cgroups import ROOT_NAME, Trees, cpu_list, detect, parse_cpu_list
 from grader.sandbox.cpu_plan import Plan
-from grader.sandbox.cpu_share import TIMING, CpuShare
+from grader.sandbox.cpu_share import DEVICE_TIMING, TIMING, CpuShare
 from grader.sandbox.process import run_process
 from grader.run.workers import core_slices
 
@@ -74,19 +74,28 @@ class Layouts(TreeCase):
 
 
 class Plans(unittest.TestCase):
-    def test_a_core_kept_for_timing_and_the_rest_shared_by_the_students_in_flight(self):
-        self.assertEqual(Plan.of(range(16), 4, True), Plan(tuple(range(16)), 15, tuple(range(15)), 3.75))
+    def test_two_cores_kept_for_timing_and_the_rest_shared_by_the_students_in_flight(self):
+        plan = Plan.of(range(16), 4, True)
+        self.assertEqual(plan, Plan(tuple(range(16)), 15, tuple(range(14)), 3.5, 14))
+        self.assertEqual((plan.timing_core, plan.device_core), (15, 14), "the host part's core, the device part's")
         self.assertEqual(Plan.of(range(16), 4, False), Plan(tuple(range(16)), None, tuple(range(16)), 4.0))
+
+    def test_below_eight_cores_one_timing_core_for_both_parts(self):
+        plan = Plan.of(range(7), 2, True)
+        self.assertEqual(plan, Plan(tuple(range(7)), 6, tuple(range(6)), 3.0))
+        self.assertEqual(plan.device_core, 6)
 
     def test_at_least_one_core_each_and_none_kept_with_one_core(self):
         self.assertEqual(Plan.of({0, 1}, 4, False).quota, 1.0)
         self.assertEqual(Plan.of({0, 1}, 4, True), Plan((0, 1), 1, (0,), 1.0))
         self.assertEqual(Plan.of({3}, 4, True), Plan((3,), None, (3,), 1.0))
-        self.assertEqual(Plan.of(range(8), 1, True).quota, 7.0, "one student in flight has every student core")
+        self.assertEqual(Plan.of({3}, 4, True).device_core, None)
+        self.assertEqual(Plan.of(range(8), 1, True).quota, 6.0, "one student in flight has every student core")
 
     def test_the_timing_cores_smt_siblings_are_kept_free_while_any_core_is_left(self):
         pairs = lambda core: {core % 4, core % 4 + 4}   # noqa: E731  (0,4) (1,5) (2,6) (3,7)
-        self.assertEqual(Plan.of(range(8), 2, True, siblings_of=pairs).student_cores, (0, 1, 2, 4, 5, 6))
+        plan = Plan.of(range(8), 2, True, siblings_of=pairs)
+        self.assertEqual((plan.timing_core, plan.device_timing_core, plan.student_cores), (7, 6, (0, 1, 4, 5)))
         self.assertEqual(Plan.of({3, 7}, 2, True, siblings_of=pairs).student_cores, (3,))
 
 
@@ -160,14 +169,16 @@ class Subtrees(TreeCase):
             cpu, usage, cpuset, freezer = share.group_of("amy").folders
             self.assertEqual([p.parent.parent.parent.name for p in (cpu, usage, cpuset, freezer)],
                              ["cpu", "cpuacct", "cpuset", "freezer"])
-            self.assertEqual(fs.written(cpu / "cpu.cfs_quota_us"), ["375000"])
+            self.assertEqual(fs.written(cpu / "cpu.cfs_quota_us"), ["350000"])
             self.assertEqual(fs.written(cpu / "cpu.cfs_period_us"), ["100000"])
-            self.assertEqual(fs.written(cpuset / "cpuset.cpus"), ["0-14"])
+            self.assertEqual(fs.written(cpuset / "cpuset.cpus"), ["0-13"])
             self.assertEqual(fs.written(cpuset / "cpuset.mems"), ["0"], "a v1 cpuset takes no process without nodes")
         mine = self.root / "cpu" / ROOT_NAME / "g1-1"
         self.assertEqual(fs.written(mine / "timing" / "cpu.cfs_quota_us"), ["-1"])
         self.assertEqual(fs.written(mine / "cpu.shares"), [str(1024 * 16)], "the grader weighs as its 16 cores")
         self.assertEqual(fs.written(self.root / "cpuset" / ROOT_NAME / "g1-1" / "timing" / "cpuset.cpus"), ["15"])
+        self.assertEqual(fs.written(self.root / "cpuset" / ROOT_NAME / "g1-1" / "device-timing" / "cpuset.cpus"), ["14"])
+        self.assertEqual(fs.written(mine / "device-timing" / "cpu.cfs_quota_us"), ["-1"])
         share.close()
         self.assertEqual([p for p in self.root.rglob(ROOT_NAME)], [])
 
@@ -211,6 +222,30 @@ class Subtrees(TreeCase):
         self.assertIn("has no freezer", share.paired_why_not)
         self.assertEqual([p.name for p in (share.trees.cpu / ROOT_NAME / "g1-1").iterdir() if p.is_dir()], ["timing"])
         share.close()
+
+    def test_the_device_parts_timing_runs_have_a_second_core_and_a_group_of_their_own(self):
+        mounts, fs = v2_tree(self.root, cpus="0-15")
+        share = self.share(mounts, fs, cores=range(16))
+        share.start(in_flight=4, timing=True)
+        self.assertTrue(share.on, share.why_not)
+        self.assertEqual((share.timing_cpu(host=True), share.timing_cpu(host=False)), (15, 14))
+        self.assertFalse(share.parts_share_a_core)
+        self.assertEqual(share.describe(), "CPU: a cgroup v2 share per student (3.5 core(s) each of cores 0-13; cores "
+                                           "15 and 14 kept for timing (host part, device part))")
+        mine = self.root / ROOT_NAME / "g1-1"
+        self.assertEqual(fs.written(mine / "device-timing" / "cpuset.cpus"), ["14"])
+        device = run_process(PRINT_PID, 20, preexec=share.preexec(DEVICE_TIMING))
+        self.assertEqual((mine / "device-timing" / "cgroup.procs").read_text(encoding="ascii").strip(),
+                         device.stdout.strip())
+        (mine / "timing" / "cpu.stat").write_text("usage_usec 2000000\n", encoding="ascii")
+        (mine / "device-timing" / "cpu.stat").write_text("usage_usec 500000\n", encoding="ascii")
+        self.assertEqual((share.timing_seconds(host=True), share.timing_seconds(host=False)), (2.0, 0.5),
+                         "each part's turn counts its own group's CPU time")
+        share.close()
+        few = self.share(*v2_tree(Path(self.tmp.name) / "few", cpus="0-3"), cores=range(4))
+        few.start(in_flight=2, timing=True)
+        self.assertEqual((few.timing_cpu(host=True), few.timing_cpu(host=False), few.parts_share_a_core), (3, 3, True))
+        few.close()
 
     def test_a_run_joins_its_cgroup_in_every_tree_before_exec(self):
         mounts, fs = v1_tree(self.root, together=False)

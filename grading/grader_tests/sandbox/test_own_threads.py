@@ -11,6 +11,7 @@ from grader_tests.cgroup_fixtures import v2_tree
 from grader_tests.cpu_share_fixtures import TreeCase
 from grader.sandbox import own_threads
 from grader.sandbox.cgroups import detect
+from grader.sandbox.cpu_plan import TWO_TIMING_CORES_FROM
 from grader.sandbox.cpu_share import CpuShare
 from grader.sandbox.process import timing_core
 
@@ -78,7 +79,10 @@ class Cores(TreeCase):
                 return
             self.assertEqual(share.grader_cores(), set(share.plan.student_cores))
             self.assertNotIn(kept, share.grader_cores())
-            self.assertEqual((share.timing_cpu(host=True), share.timing_cpu(host=False)), (kept, kept))
+            self.assertNotIn(share.plan.device_core, share.grader_cores())
+            self.assertEqual((share.timing_cpu(host=True), share.timing_cpu(host=False)), (kept, share.plan.device_core))
+            # a second core for the device part from TWO_TIMING_CORES_FROM cores on (cpu_plan.py)
+            self.assertEqual(share.plan.device_core != kept, len(share.plan.cores) >= TWO_TIMING_CORES_FROM)
         finally:
             share.close()
 

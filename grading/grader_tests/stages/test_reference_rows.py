@@ -10,7 +10,10 @@ import threading
 import unittest
 from pathlib import Path
 
+from grader_tests.cgroup_fixtures import v2_tree
 from grader_tests.helpers import FakeToolchain, fake_manifest
+from grader.sandbox.cgroups import detect
+from grader.sandbox.cpu_share import CpuShare
 from grader.policy import Policy
 from grader.stages import benchmark
 from grader.stages.engine import Grader, Options
@@ -264,7 +267,8 @@ class ChecksAfterTheTurnTest(TimingCase):
 
 class TimingLaneTest(unittest.TestCase):
     """A host part's timing turn lets GPU runs go on unless the policy says it holds the GPU, and no
-    device timing turn starts while it lasts (one timing core)."""
+    device timing turn starts while it lasts where both parts' runs share one timing core; with a
+    core for each part (cpu_plan.py) a device turn runs beside it."""
 
     def grader(self, tmp: str, holds: bool, host_points: float | None = None) -> Grader:
         policy = Policy.from_dict({"labs": {"01_host_sum": {"performance": host_points}}} if host_points else {})
@@ -279,10 +283,17 @@ class TimingLaneTest(unittest.TestCase):
             self.assertTrue(self.grader(tmp, False, host_points=5.0).runs.host_part_holds_gpu())
             self.assertTrue(self.grader(tmp, True).runs.host_part_holds_gpu())
 
-    def beside_host_turn(self, holds: bool, other) -> bool:
-        """Whether `other(grader)` (a context manager) gets in while a host timing turn is held."""
+    def beside_host_turn(self, holds: bool, other, two_cores: bool = False) -> bool:
+        """Whether `other(grader)` (a context manager) gets in while a host timing turn is held;
+        `two_cores`: the grader's CPU share keeps a core for each part's timing runs (cpu_plan.py)."""
         with tempfile.TemporaryDirectory() as tmp:
             grader = self.grader(tmp, holds)
+            if two_cores:
+                mounts, fs = v2_tree(Path(tmp) / "cgroup", cpus="0-15")
+                grader.cpu = CpuShare(detect(mounts, fs), fs=fs, cores=range(16), name="g1-1")
+                grader.cpu.start(4, True)
+                self.addCleanup(grader.cpu.close)
+                self.assertFalse(grader.cpu.parts_share_a_core, grader.cpu.why_not)
             entered = threading.Event()
 
             def run_beside():
@@ -292,7 +303,7 @@ class TimingLaneTest(unittest.TestCase):
             with grader.runs.timing_turn("amy", benchmark.HOST):
                 thread = threading.Thread(target=run_beside)
                 thread.start()
-                during = entered.wait(2.0 if not holds and other is not device_turn else 0.3)
+                during = entered.wait(2.0 if not holds and (other is not device_turn or two_cores) else 0.3)
             thread.join(5)
             self.assertTrue(entered.is_set() and not thread.is_alive(), "it ran once the turn ended")
             return during
@@ -304,9 +315,15 @@ class TimingLaneTest(unittest.TestCase):
     def test_a_compile_never_runs_beside_the_host_part(self):
         self.assertFalse(self.beside_host_turn(False, compile_run))
 
-    def test_a_device_timing_turn_waits_for_the_host_part_either_way(self):
+    def test_a_device_timing_turn_waits_for_the_host_part_either_way_on_one_timing_core(self):
         self.assertFalse(self.beside_host_turn(False, device_turn))
         self.assertFalse(self.beside_host_turn(True, device_turn))
+
+    def test_with_a_timing_core_for_each_part_a_device_turn_runs_beside_the_host_part(self):
+        """In a class of 40 on one H200 (2026-11-28), a device turn that had the GPU waited for the one
+        lane behind host turns 27 s of a 331 s grading, the GPU idle all that time."""
+        self.assertTrue(self.beside_host_turn(False, device_turn, two_cores=True))
+        self.assertFalse(self.beside_host_turn(True, device_turn, two_cores=True), "unless the host part holds the GPU")
 
 
     def turn_while_the_other_drains(self, waiting: str, shared) -> bool:
