@@ -17,9 +17,10 @@ it waited idle (no run held it: compiles, the host lab's timing, the grader's ow
 the class), the grader's own CPU time, and the seconds it spent before that wall began (the run's
 plans and expected sums, the sanitizer's self-test: before its first student). "Held the GPU" is the grader's word: a run on the GPU
 from its start to its end, process start and host-side work included.
-Last, two lines on what limits a grading: the seconds its timing turns (host and device) held the
-one timing core, which they take one at a time; and the seconds the GPU held 1, 2, 3-4 and 5 or
-more of its shared runs (test and sanitizer runs) at once. Runs of several processes take turns on
+Last, two lines on what limits a grading: the seconds its timing turns ran (host and device: one at
+a time on one timing core, each part on its own from 8 cores on, cpu_plan.py), and each part's;
+and the seconds the GPU held 1, 2, 3-4 and 5 or more of its shared runs (test and sanitizer runs)
+at once. Runs of several processes take turns on
 the GPU, so few at a time is where its busy seconds do least.
 """
 
@@ -59,7 +60,9 @@ class Breakdown:
     grader_cpu_s: float | None
     rows: list[StageRow] = field(default_factory=list)
     prepared_s: float | None = None   # before the ledger's wall: the grader's plans, expected sums, self-tests
-    timing_s: float = 0.0             # the timing turns' union: the timing core held (gpu_gate.py's lane)
+    timing_s: float = 0.0             # the timing turns' union (gpu_gate.py's lanes held)
+    host_timing_s: float = 0.0        # the host part's turns' union
+    device_timing_s: float = 0.0      # the device part's turns' union
     shared_at_once: dict[str, float] = field(default_factory=dict)   # "1", "2", "3-4", "5+": GPU seconds at that many
 
 
@@ -122,8 +125,14 @@ def breakdown(grading: Grading) -> Breakdown:
     return Breakdown(grading.opened.worker, students, round(wall, 3), round(busy, 3), round(max(0.0, wall - busy), 3),
                      grading.closed.grader_cpu_s if grading.closed else None,
                      [row for row in rows.values() if row.runs or row.students], grading.opened.prepared_s,
-                     round(union_seconds([(s.start_s, s.start_s + s.seconds) for s in grading.spans
-                                          if s.stage == "time"]), 3), shared_bands(grading))
+                     timing_union(grading, (False, True)), timing_union(grading, (False,)),
+                     timing_union(grading, (True,)), shared_bands(grading))
+
+
+def timing_union(grading: Grading, gpu: tuple[bool, ...]) -> float:
+    """The seconds timing turns ran: the host part's (gpu False), the device part's (True), or either."""
+    return round(union_seconds([(s.start_s, s.start_s + s.seconds) for s in grading.spans
+                                if s.stage == "time" and s.gpu in gpu]), 3)
 
 
 def lines(result: Breakdown) -> list[str]:
@@ -143,8 +152,9 @@ def lines(result: Breakdown) -> list[str]:
     if result.grader_cpu_s is not None:
         text.append(f"the grader's own CPU time: {result.grader_cpu_s:.1f} s")
     if result.wall_s:
-        text.append(f"timing turns held the timing core {result.timing_s:.1f} s ({result.timing_s / result.wall_s:.0%} "
-                    "of the wall); the GPU's shared runs, seconds at " + ", ".join(
+        text.append(f"timing turns ran {result.timing_s:.1f} s ({result.timing_s / result.wall_s:.0%} of the wall; "
+                    f"host part {result.host_timing_s:.1f} s, device part {result.device_timing_s:.1f} s); "
+                    "the GPU's shared runs, seconds at " + ", ".join(
                         f"{name}: {result.shared_at_once.get(name, 0.0):.1f}" for name, _, _ in SHARED_BANDS))
     return text
 

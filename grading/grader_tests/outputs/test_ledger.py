@@ -77,7 +77,8 @@ class BreakdownTest(unittest.TestCase):
         text = "\n".join(lines(result))
         self.assertIn("idle 7.0 s (44% of the wall), after 2.5 s of preparing", text)
         self.assertEqual(result.timing_s, 3.0, "the host and the device timing turns")
-        self.assertIn("timing turns held the timing core 3.0 s (19% of the wall)", text)
+        self.assertEqual((result.host_timing_s, result.device_timing_s), (1.0, 2.0))
+        self.assertIn("timing turns ran 3.0 s (19% of the wall; host part 1.0 s, device part 2.0 s)", text)
 
     def test_the_seconds_at_each_number_of_shared_gpu_runs(self):
         self.assertEqual(at_once([(0, 4), (2, 6), (3, 5), (8, 9)]), {1: 4.0, 2: 2.0, 3: 1.0})
