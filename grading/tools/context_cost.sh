@@ -14,7 +14,9 @@
 #
 #   bash grading/tools/context_cost.sh [BUILD_DIR]   (default build/solutions, a built solutions preset)
 # Environment: GPUS (default "0 1"), AT_ONCE (P, default 8), RUNS_PER_LAB (default 4: 44 processes
-# over labs 02-12), REDUCTION_LAB_TESTS (the test binary; default BUILD_DIR/grading/reduction_lab_tests).
+# over labs 02-12), REDUCTION_LAB_TESTS (the test binary; default BUILD_DIR/grading/reduction_lab_tests),
+# CONNECTIONS (default "default 1": each configuration once per value of CUDA_DEVICE_MAX_CONNECTIONS,
+# "default" leaving it unset: the driver's 8 hardware queues; [tests] cuda_connections of the policy).
 # Each line: wall seconds of the configuration, then a process's mean elapsed, sys and user seconds.
 set -uo pipefail
 build=${1:-build/solutions}
@@ -22,6 +24,7 @@ tests=${REDUCTION_LAB_TESTS:-$build/grading/reduction_lab_tests}
 read -r -a gpus <<<"${GPUS:-0 1}"
 at_once=${AT_ONCE:-8}
 runs_per_lab=${RUNS_PER_LAB:-4}
+read -r -a connections <<<"${CONNECTIONS:-default 1}"
 modules=$(ls "$build"/solutions/lab{02,03,04,05,06,07,08,09,10,11,12}_*.so 2>/dev/null)
 [ -x "$tests" ] || { echo "context_cost: no test binary at $tests (build the solutions preset first)" >&2; exit 2; }
 [ -n "$modules" ] || { echo "context_cost: no lab modules in $build/solutions" >&2; exit 2; }
@@ -60,8 +63,12 @@ configuration() {  # configuration NAME AT_ONCE GPU...
 
 first=${gpus[0]}
 configuration "warm-up (not to compare)" "$at_once" "${gpus[@]}"
-configuration "A: $at_once at a time, GPU $first" "$at_once" "$first"
-configuration "B: $at_once at a time, GPUs ${gpus[*]}" "$at_once" "${gpus[@]}"
-configuration "C: $((2 * at_once)) at a time, GPUs ${gpus[*]}" "$((2 * at_once))" "${gpus[@]}"
-configuration "D: $((2 * at_once)) at a time, GPU $first" "$((2 * at_once))" "$first"
-configuration "E: 1 at a time, GPU $first" 1 "$first"
+for queues in "${connections[@]}"; do
+  if [ "$queues" = default ]; then unset CUDA_DEVICE_MAX_CONNECTIONS; else export CUDA_DEVICE_MAX_CONNECTIONS=$queues; fi
+  echo "CUDA_DEVICE_MAX_CONNECTIONS: $queues"
+  configuration "A: $at_once at a time, GPU $first" "$at_once" "$first"
+  configuration "B: $at_once at a time, GPUs ${gpus[*]}" "$at_once" "${gpus[@]}"
+  configuration "C: $((2 * at_once)) at a time, GPUs ${gpus[*]}" "$((2 * at_once))" "${gpus[@]}"
+  configuration "D: $((2 * at_once)) at a time, GPU $first" "$((2 * at_once))" "$first"
+  configuration "E: 1 at a time, GPU $first" 1 "$first"
+done

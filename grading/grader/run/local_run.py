@@ -89,7 +89,8 @@ def real_toolchain(job: GradingJob, manifest, policy: Policy) -> Toolchain:
     return Toolchain(manifest, Sandbox.detect((Path(p).resolve() for p in hidden), toolkit),
                      Limits(file_bytes=limits.output_mib << 20, processes=limits.processes,
                             memory_bytes=(limits.large_memory_gib if large else limits.memory_gib) << 30),
-                     allow_cccl=policy.compile.allow_cccl, cpu_share=CpuShare.detect())
+                     allow_cccl=policy.compile.allow_cccl, cpu_share=CpuShare.detect(),
+                     cuda_connections=policy.tests.cuda_connections)
 
 
 def grade_here(job: GradingJob, manifest, policy: Policy, chosen: Selection, emit: ev.Sink,

@@ -19,6 +19,7 @@ module's digest, checked before the module is used; an entry that fails the chec
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import tempfile
@@ -40,12 +41,22 @@ class CompileCache:
 
     @contextlib.contextmanager
     def building(self, key: str):
-        """One compile of `key` at a time in this grader: the students in flight that hand in the same
-        file wait for the first one's module instead of compiling it beside it."""
+        """One compile of `key` at a time in this grader, and in every grader of this cache (the workers
+        of --gpus share OUT): the students in flight that hand in the same file wait for the first
+        one's module instead of compiling it beside it. Across processes the lock is a file's (flock):
+        the kernel frees it when its holder ends, however it ends; its wait is bounded by that
+        holder's compile limit ([compile] timeout_s)."""
         with self._lock:
             lock = self._building.setdefault(key, threading.Lock())
         with lock:
-            yield
+            locks = self.folder / "locks"
+            locks.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(locks / f"{key}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(descriptor)   # and with it the flock
 
     def key(self, folder: str, source: Path, refuse: tuple[str, ...]) -> str:
         digest = hashlib.sha256()

@@ -40,6 +40,7 @@ from ..sandbox.toolkit import toolkit_of
 from .timing_runs import TimingRuns
 
 TRUSTED_TIMEOUT_S = 600.0
+CONNECTIONS_VARIABLE = "CUDA_DEVICE_MAX_CONNECTIONS"   # [tests] cuda_connections, for the test and sanitizer runs
 DEPENDENCIES_BYTES = 8 << 20   # nvcc's include list of one lab file (CUB and Thrust together: about 200 KiB)
 
 
@@ -77,8 +78,9 @@ class Toolchain(TimingRuns):
     """Runs the real tools of one build tree; student code under `sandbox`."""
 
     def __init__(self, manifest: Manifest, sandbox: Sandbox | None = None, limits: Limits | None = None,
-                 allow_cccl: bool = False, cpu_share: CpuShare | None = None):
+                 allow_cccl: bool = False, cpu_share: CpuShare | None = None, cuda_connections: int = 0):
         self.manifest = manifest
+        self.cuda_connections = cuda_connections   # [tests] cuda_connections; 0: the driver's default
         self.cpu_share = cpu_share or CpuShare.off("not asked for")   # each student's runs in its cgroup
         self.sandbox = sandbox or Sandbox(False, "no sandbox given")
         self.limits = limits or Limits()
@@ -142,12 +144,16 @@ class Toolchain(TimingRuns):
 
     def _sandboxed(self, argv: list[str], view: View, timeout: float, stall_s: float | None = None,
                    channel: Channel | None = None, cpu: int | None = None, group=None,
-                   clock: list[str] | None = None, clock_fds: tuple[int, ...] = ()) -> ProcessResult:
+                   clock: list[str] | None = None, clock_fds: tuple[int, ...] = (),
+                   device_checks: bool = False) -> ProcessResult:
         """`argv` in the sandbox, in the CPU share of `group` (a student, or TIMING); with `clock` (the
         timekeeper's command up to its "--"; `clock_fds`: descriptors for it alone, which it keeps from
         the sandbox), the trusted timekeeper runs outside with the grader's environment and starts the
-        sandbox itself."""
+        sandbox itself. `device_checks`: a test or sanitizer run of GPU labs, which gets the context of
+        [tests] cuda_connections (correctness_environment)."""
         env = {**self.sandbox.environment(os.environ), "LC_ALL": "C"}  # ASCII diagnostics, whatever the locale
+        if device_checks:
+            env.update(self.correctness_environment())
         # A uid of its own for this run, released when it ended, and its own copy of the seccomp filter.
         with self.sandbox.run_user() as user, self.sandbox.seccomp_fds() as fds:
             command = self.sandbox.command(argv, view, user, fds)
@@ -161,6 +167,12 @@ class Toolchain(TimingRuns):
                                cwd=view.cwd, preexec=preexec, stall_s=stall_s,
                                output_limit=self.limits.file_bytes, channel=channel, pass_fds=(*fds, *clock_fds),
                                ending=ending)
+
+    def correctness_environment(self) -> dict[str, str]:
+        """What a test or sanitizer run of GPU labs adds to the sandbox's environment: a context with
+        [tests] cuda_connections hardware queues, which the host's driver makes and ends in less than
+        half the time (settings.py). Never a timing run's: its streams keep the driver's default."""
+        return {CONNECTIONS_VARIABLE: str(self.cuda_connections)} if self.cuda_connections > 0 else {}
 
     def _check(self, command: str, plan: Path, run: ProcessResult, *args: str, report: str | None = None,
                token: str | None = None) -> ProcessResult:
@@ -346,7 +358,7 @@ class Toolchain(TimingRuns):
             run = self._sandboxed(self._observe_argv(lab, module, plan, call_limit) + [REUSE_BUFFERS_FLAG]
                                   + channel.argv(),
                                   self._runner_view(lab, module, plan), timeout, stall_s=call_limit.full_s + 10,
-                                  channel=channel, group=student)
+                                  channel=channel, group=student, device_checks=not lab.host)
         checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}", f"--cache={cache}")
         try:
             return run, parse_test_check(checked.stdout)
@@ -367,7 +379,8 @@ class Toolchain(TimingRuns):
             argv = [str(self.manifest.observer), *groups, f"--where={where}", *call_limit.argv(),
                     REUSE_BUFFERS_FLAG, *channel.argv()]
             run = self._sandboxed(argv, self._run_view((self.manifest.observer, *read_only), where == "device"),
-                                  timeout, stall_s=call_limit.full_s + 10, channel=channel, group=student)
+                                  timeout, stall_s=call_limit.full_s + 10, channel=channel, group=student,
+                                  device_checks=where == "device")
         checks = {}
         for lab, _, plan in labs:
             checked = self._check("tests", plan, run, f"--reference={self.manifest.reference_module(lab)}",
@@ -397,7 +410,7 @@ class Toolchain(TimingRuns):
                     str(self.manifest.observer), *groups, f"--where={where}", f"--call-timeout={call_timeout:g}",
                     *log.runner_argv()]
             view = self._run_view((self.manifest.observer, *read_only, sanitizer.parent.parent), where == "device")
-            run = self._sandboxed(argv, view, timeout, channel=log, group=student)
+            run = self._sandboxed(argv, view, timeout, channel=log, group=student, device_checks=where == "device")
         run.log, run.report = log_text(run.report), ""
         return run
 

@@ -5,7 +5,10 @@ a sandbox nothing is cached. On the simulated toolchain; the toolchain's identit
 
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from collections import Counter
 from pathlib import Path
@@ -72,6 +75,37 @@ class CacheUnitTest(unittest.TestCase):
         self.assertNotIn("amy", str(first))
         self.assertEqual(first.read_text(encoding="utf-8"), "int x;")
         self.assertEqual(first.stat().st_mode & 0o777, 0o644)
+
+    def test_two_graders_of_one_cache_build_a_key_one_after_the_other(self):
+        """The --gpus workers are processes: the second to miss a key waits for the first one's module
+        (a file lock), where a thread lock let both compile it at once. Another key is not held up: a
+        holder of "same" stays inside until the holder of "other" has been inside too."""
+        folder, log, other_was_in = self.tmp / "cache", self.tmp / "log", self.tmp / "other-was-in"
+        script = (
+            "import pathlib, sys, time\n"
+            "from grader.stages.compile_cache import CompileCache\n"
+            "cache, key, other_was_in = CompileCache(pathlib.Path(sys.argv[1]), 'nvcc 1'), sys.argv[3], pathlib.Path(sys.argv[4])\n"
+            "with open(sys.argv[2], 'a') as log, cache.building(key):\n"
+            "    log.write(f'{time.monotonic()} in {key}\\n'); log.flush()\n"
+            "    if key == 'other': other_was_in.touch()\n"
+            "    deadline = time.monotonic() + 30\n"
+            "    while key == 'same' and not other_was_in.exists() and time.monotonic() < deadline: time.sleep(0.01)\n"
+            "    time.sleep(0.2)\n"
+            "    log.write(f'{time.monotonic()} out {key}\\n'); log.flush()\n")
+        start = lambda key: subprocess.Popen([sys.executable, "-c", script, str(folder), str(log), key,  # noqa: E731
+                                              str(other_was_in)], cwd=GRADING)
+        started = [start("same"), start("same")]
+        deadline = time.monotonic() + 60
+        while not (log.is_file() and " in " in log.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.01)   # "other" starts once a holder of "same" is inside
+        started.append(start("other"))
+        self.assertEqual([process.wait(timeout=90) for process in started], [0, 0, 0])
+        events = sorted((float(time), what, key) for time, what, key in
+                        (line.split() for line in log.read_text().splitlines()))
+        self.assertEqual([what for _, what, key in events if key == "same"], ["in", "out", "in", "out"])   # never both
+        first_out = next(time for time, what, key in events if key == "same" and what == "out")
+        other_in = next(time for time, what, key in events if key == "other" and what == "in")
+        self.assertLess(other_in, first_out)   # "other" got in while "same" was held: not one lock for every key
 
     def test_a_kept_module_is_fetched_whole_and_one_that_changed_is_dropped(self):
         cache = CompileCache(self.tmp / "cache", "nvcc 1")

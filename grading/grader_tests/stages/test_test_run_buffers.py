@@ -29,7 +29,7 @@ class ArgvRecorder(Toolchain):
         self.argvs: list[list[str]] = []
 
     def _sandboxed(self, argv, view, timeout, stall_s=None, channel=None, cpu=None, group=None, clock=None,
-                   clock_fds=()):
+                   clock_fds=(), device_checks=False):
         self.argvs.append(list(argv))
         return ProcessResult(returncode=0)
 

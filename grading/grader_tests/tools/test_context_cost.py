@@ -27,7 +27,8 @@ class ContextCostTest(unittest.TestCase):
             (self.folder / "solutions" / f"{lab}.so").write_bytes(b"")
         self.log = self.folder / "started.log"
         self.fake = self.folder / "reduction_lab_tests"
-        self.fake.write_text('#!/bin/sh\necho "$CUDA_VISIBLE_DEVICES $1 $2" >> "%s"\n' % self.log)
+        self.fake.write_text('#!/bin/sh\necho "$CUDA_VISIBLE_DEVICES ${CUDA_DEVICE_MAX_CONNECTIONS:-unset} $1 $2" '
+                             '>> "%s"\n' % self.log)
         self.fake.chmod(0o755)
 
     def run_tool(self, **env):
@@ -37,23 +38,34 @@ class ContextCostTest(unittest.TestCase):
     def started(self):
         return [line.split() for line in self.log.read_text().splitlines()]
 
-    def test_six_configurations_each_of_every_gpu_lab_runs_per_lab_times(self):
-        done = self.run_tool(GPUS="3 5", AT_ONCE="2", RUNS_PER_LAB="2")
+    def test_five_configurations_per_connections_setting_each_of_every_gpu_lab_runs_per_lab_times(self):
+        done = self.run_tool(GPUS="3 5", AT_ONCE="2", RUNS_PER_LAB="2")   # CONNECTIONS: "default 1"
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.splitlines()
         self.assertEqual([line.split(":")[0].split(" (")[0] for line in lines],
-                         ["warm-up", "A", "B", "C", "D", "E"])
-        self.assertTrue(all(" runs 22 " in line for line in lines), lines)
-        self.assertIn("A: 2 at a time, GPU 3", lines[1])
-        self.assertIn("C: 4 at a time, GPUs 3 5", lines[3])
+                         ["warm-up", "CUDA_DEVICE_MAX_CONNECTIONS", "A", "B", "C", "D", "E",
+                          "CUDA_DEVICE_MAX_CONNECTIONS", "A", "B", "C", "D", "E"])
+        self.assertEqual((lines[1], lines[7]), ("CUDA_DEVICE_MAX_CONNECTIONS: default", "CUDA_DEVICE_MAX_CONNECTIONS: 1"))
+        timed = [line for line in lines if not line.startswith("CUDA_")]
+        self.assertTrue(all(" runs 22 " in line for line in timed), lines)
+        self.assertIn("A: 2 at a time, GPU 3", lines[2])
+        self.assertIn("C: 4 at a time, GPUs 3 5", lines[4])
         started = self.started()
-        self.assertEqual(len(started), 6 * 22)
-        self.assertTrue(all(filter_ == "--gtest_filter=Small.*" for _, _, filter_ in started))
-        modules = collections.Counter(Path(lab.removeprefix("--lab=")).stem for _, lab, _ in started)
-        self.assertEqual(modules, {lab: 6 * 2 for lab in LABS})
-        gpus = collections.Counter(gpu for gpu, _, _ in started)
-        # warm-up, B and C deal 22 runs over GPUs 3 and 5 (11 each); A, D and E put all 22 on GPU 3
-        self.assertEqual(gpus, {"3": 3 * 11 + 3 * 22, "5": 3 * 11})
+        self.assertEqual(len(started), 11 * 22)
+        self.assertTrue(all(filter_ == "--gtest_filter=Small.*" for _, _, _, filter_ in started))
+        modules = collections.Counter(Path(lab.removeprefix("--lab=")).stem for _, _, lab, _ in started)
+        self.assertEqual(modules, {lab: 11 * 2 for lab in LABS})
+        gpus = collections.Counter(gpu for gpu, _, _, _ in started)
+        # warm-up, then twice B and C deal 22 runs over GPUs 3 and 5 (11 each); A, D and E put all 22 on GPU 3
+        self.assertEqual(gpus, {"3": 5 * 11 + 6 * 22, "5": 5 * 11})
+        # the warm-up and the first five with the driver's default, the last five with one queue
+        self.assertEqual([queues for _, queues, _, _ in started], ["unset"] * 6 * 22 + ["1"] * 5 * 22)
+
+    def test_connections_lists_the_settings_in_order(self):
+        done = self.run_tool(GPUS="0", AT_ONCE="4", RUNS_PER_LAB="1", CONNECTIONS="2")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines()[1], "CUDA_DEVICE_MAX_CONNECTIONS: 2")
+        self.assertEqual(collections.Counter(queues for _, queues, _, _ in self.started()), {"unset": 11, "2": 5 * 11})
 
     def test_no_test_binary_or_no_modules_is_a_clear_error(self):
         done = self.run_tool(REDUCTION_LAB_TESTS=str(self.folder / "missing"))
