@@ -113,9 +113,9 @@ timing runs alone)""", low=1, high=256)
     large: bool = setting(False, "also run Large.* (n > 2^31, 8 GiB inputs); same as --large")
     cuda_connections: int = setting(1, """\
 CUDA_DEVICE_MAX_CONNECTIONS of the test and sanitizer runs (not the timing runs): the
-hardware queues each run's CUDA context gets. With one, what making and ending a context
-costs the host's driver, which every CUDA process of the host waits for in turn, fell from
-0.20 to 0.09 s a process, 8 at a time (H200, 2026-11-28, docs/grading-at-scale.md). A
+hardware queues each run's CUDA context gets. The host's driver makes and ends a context
+one process at a time; with one queue, 22 test processes 16 at a time over two H200s took
+2.72 s, 5.42 with the default (context_cost.sh, 2026-11-28, docs/grading-at-scale.md). A
 run's streams then share one queue: still correct, no longer concurrent. 0: the driver's
 default (8)""", low=0, high=32)
     together: bool = setting(True, before="""\
