@@ -155,10 +155,12 @@ that passed, in the sandbox. A run that ends without a clean summary counts as a
     tools: list[str] = setting(["memcheck", "racecheck", "synccheck"], choices=SANITIZER_TOOLS)
     cases: list[str] = setting(["int mixed_sign 2049", "float uniform_positive 1025", "int small_integers 33",
                                 "float mixed_sign 65535"])
-    timeout_s: float = setting(90.0, """\
-one tool's run on one lab: honest runs take seconds; one that outlives this
-(student code holding it open) counts as a finding""", low=1)
-    call_timeout_s: float = setting(60.0, "one case under the tool", low=1)
+    timeout_s: float = setting(30.0, """\
+one tool's run on one lab (a run over several labs: this times their number): honest
+runs took at most 5.5 s in a class of 40 on one H200 (2026-11-28); one that outlives
+this (student code holding it open: a child that never ends keeps the tool waiting)
+counts as a finding, after this long for each tool""", low=1)
+    call_timeout_s: float = setting(20.0, "one case under the tool (the cases are small: milliseconds)", low=1)
     penalty: dict[str, float] = setting({"memcheck": 0.5, "racecheck": 0.5, "synccheck": 0.5}, """\
 Share of the lab's correctness points lost when the tool reports at least one hazard (the shares
 of several tools add up, to at most all of them). 0 = report only.""", low=0, high=1)
