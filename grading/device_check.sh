@@ -15,8 +15,9 @@
 #   bash grading/device_check.sh [--stages test,sanitize,aa,bench] [--labs 02,05] [--sizes 2^24,2^28]
 # GRADE_TIMEOUT (seconds, default 900) bounds each class's grading; REDUCTION_GRADE_RESUME=1 goes on
 # with a grading a call's time limit cut off (examples/grade_class.sh), on the same machine.
-# CTEST_EXCLUDE (a ctest -E pattern, default ^grader[.]attacks$) for the test stage: a call's time
-# limit may want grader.example left to the grade stage, which grades the same class.
+# CTEST_EXCLUDE (a ctest -E pattern) for the test stage: by default grader.attacks (the attacks
+# stage grades that class), and grader.example too when the grade stage runs (it grades the same
+# class and checks it the same way: examples/grade_class.sh). CTEST_JOBS: ctest -j (default 8).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$here/device-out}
@@ -72,7 +73,10 @@ if wants test; then  # and which tests were skipped, each with its reason (tools
   # files (a machine that got the files but an older .git) tests the commit. Say so before they fail.
   changed=$(git -C "$here" status --porcelain 2>/dev/null | grep -c .)
   [ "${changed:-0}" -gt 0 ] && note "note: $changed path(s) differ from the checkout's commit ($(git -C "$here" log -1 --format=%h 2>/dev/null)): the ci.* tests read the commit"
-  step ctest ctest.log ctest --preset solutions -j 4 --timeout 1800 --output-on-failure -E "${CTEST_EXCLUDE:-^grader[.]attacks\$}"
+  exclude='^grader[.]attacks$'
+  wants grade && exclude='^grader[.](attacks|example)$'
+  step ctest ctest.log ctest --preset solutions -j "${CTEST_JOBS:-8}" --timeout 1800 --output-on-failure \
+    -E "${CTEST_EXCLUDE:-$exclude}"
   bash "$here/tools/skip_summary.sh" "$logs/ctest.log" "$build" | tee -a "$summary"
 fi
 wants sanitize && { step "ctest sanitize" ctest-sanitize.log ctest --preset sanitize -j 4 --timeout 1800 --output-on-failure;

@@ -23,6 +23,27 @@ reduction_python_with_matplotlib() {
   return 1
 }
 
+# Runs COMMAND (a shell function too) holding this machine's lock for the project's apt-get runs
+# (flock on REDUCTION_APT_LOCK, default /run/reduction-labs-apt.lock), so that two of them (CTest's
+# ci.student_run and grader.slurm side by side) wait for each other instead of one failing on
+# apt's own lock; the other apt users of the machine are waited for by DPkg::Lock::Timeout. Without
+# flock, or where the lock cannot be opened (not root), COMMAND runs without it.
+reduction_apt_locked() {
+  local lock=${REDUCTION_APT_LOCK:-/run/reduction-labs-apt.lock} fd status=0
+  if command -v flock >/dev/null && { exec {fd}>>"$lock"; } 2>/dev/null; then
+    flock -w 1800 "$fd" || echo "bootstrap: waited 30 minutes for $lock; going on without it" >&2
+    "$@" || status=$?
+    exec {fd}>&-
+    return $status
+  fi
+  "$@"
+}
+
+reduction_apt_install() {   # apt-get update, then install PACKAGES...
+  apt-get update -qq -o DPkg::Lock::Timeout=600 &&
+    apt-get install -y -qq -o DPkg::Lock::Timeout=600 "$@" >/dev/null
+}
+
 reduction_bootstrap() {
   local missing=() problems=()
   if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -70,7 +91,7 @@ reduction_bootstrap() {
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "bootstrap: installing ${missing[*]} (apt-get)"
       export DEBIAN_FRONTEND=noninteractive
-      if ! { apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null; }; then
+      if ! reduction_apt_locked reduction_apt_install "${missing[@]}"; then
         echo "bootstrap: apt-get could not install ${missing[*]}; install them and run this again" >&2
         return 1
       fi

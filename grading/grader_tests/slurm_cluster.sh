@@ -13,6 +13,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=${REDUCTION_PYTHON:-python3}
 . "$here/../../tools/skip_code.sh"   # $skip_code, CTest's SKIP_RETURN_CODE
+. "$here/../../tools/bootstrap.sh"   # reduction_apt_locked: one apt-get run of the project's at a time
 
 skip() { echo "SKIPPED: $*"; exit "$skip_code"; }
 
@@ -62,7 +63,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null ||
    ! command -v sbatch >/dev/null; then
-  install_slurm
+  reduction_apt_locked install_slurm
 fi
 
 work=$(mktemp -d /tmp/reduction-slurm.XXXXXX)
