@@ -190,7 +190,8 @@ paired A/A runs at 2^20, float and int) the largest |ratio - 1| was 9.9 % over t
 each run, 1.8 % over 100 and 1.2 % over all 200; yet the same code in a grading of one student and
 in a grading of 8 (the same machine, an hour apart) got ratios 1.055 and 0.996, one paired run each:
 the reference's process took 897 us a float call in one and 952 in the other. host_runs pairs of
-processes average that out.""")
+processes average that out. A host part whose every call is over 1.5 x [performance]
+zero_credit_ratio after a run has no more runs: more cannot earn a point.""")
     host_runs: int = setting(4, low=1, high=50)
     warmup: int = setting(3, "calls before them (checked, not timed)", low=0, high=100)
     min_samples: int = setting(5, low=1, high=1000, before="""\

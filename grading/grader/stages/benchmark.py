@@ -49,6 +49,11 @@ ROOF_TOLERANCE = 0.97   # a student's median below 97% of the roof's is impossib
                         # spread is under 1%; reference drift between runs was 1.4-2.4%, H200, 2026-11-22)
 BASELINES = ("roof", "cub")
 HOST, DEVICE = "host", "device"   # the parts of a student's timing, in the order they are timed
+PAST_CREDIT_MARGIN = 1.5   # a host part whose every cell is slower than this x [performance]
+                           # zero_credit_ratio after a paired run has no more runs: its points are 0
+                           # whatever they would say (the same host loop moved 0.84 to 1.27 from one
+                           # process to the next, H100 host, 2026-11-26). An attacker's 1-second calls
+                           # held the cores 80 s of a class's grading in four runs (H200, 2026-11-28).
 
 
 def parse_size(text: str) -> int:
@@ -125,8 +130,10 @@ class ClassTiming:
     """The timing runs of one grading run: reference runs shared between neighbouring students."""
 
     def __init__(self, tools, manifest: Manifest, labs: list[Lab], config: BenchmarkSettings, seed: int, work: Path, gpu: bool,
-                 cache: Path):
+                 cache: Path, zero_credit_ratio: float | None = None):
         self.tools, self.manifest, self.config, self.seed, self.work, self.gpu = tools, manifest, config, seed, work, gpu
+        # A host part stops its paired runs once every cell is past this ratio (None: never).
+        self.host_stop_ratio = None if zero_credit_ratio is None else zero_credit_ratio * PAST_CREDIT_MARGIN
         self.cache = cache  # the run's expected sums (the timing buffers' are computed once a run)
         self.labs = {lab.folder: lab for lab in labs if gpu or lab.host}
         self.cells = [Cell(lab.folder, type_, parse_size(size)) for lab in self.labs.values()
@@ -435,7 +442,8 @@ class ClassTiming:
         reference's calls and the student's in turn, so the reference is "before" and there is no
         "after". A host loop's time also depends on its process (where its code and data fell: lab 01
         at 2^20 on an H100 host, 2026-11-27, took 897 us in one process and 952 in another): several
-        pairs of processes, each pair's calls ratio by ratio, average that out (merge_paired)."""
+        pairs of processes, each pair's calls ratio by ratio, average that out (merge_paired). Once every
+        cell is past host_stop_ratio, the runs so far stand: more cannot earn a point."""
         items, ids = _items(cells, lambda lab: modules[lab.folder], False, labs)
         reference_items, _ = _items(cells, self.manifest.reference_module, False, labs)
         plans = self._plan(items, HOST), self._plan(reference_items, HOST)
@@ -457,9 +465,25 @@ class ClassTiming:
             spoiled = run.check is None or reference.check is None or run.check.tampered or run.check.clock_error
             if ended or spoiled or run.problem or reference.problem:
                 break   # what went wrong once would again: the runs so far stand
+            if self._past_credit(befores, owns):
+                break   # more runs cannot earn a point: the rows' samples say how many calls were timed
         outcome.program_output = next((text for text in printed if text), "")
         before, own = merge_paired(befores, owns)
         return before, own, {}, []
+
+
+    def _past_credit(self, befores: list[dict], owns: list[dict]) -> bool:
+        """Every student cell of the paired runs so far is verified and past host_stop_ratio."""
+        if self.host_stop_ratio is None or len(owns) >= self.config.host_runs:
+            return False
+        before, own = merge_paired(befores, owns)
+
+        def past(key, item) -> bool:
+            reference = before.get(key)
+            if not item.verified or reference is None or not reference.verified or reference.median_us <= 0:
+                return False
+            return cell_ratio(item, reference.median_us) > self.host_stop_ratio
+        return bool(own) and all(past(key, item) for key, item in own.items())
 
 
 class _ReferenceRun:
@@ -572,6 +596,12 @@ def paired_ratio(student: TimedItem, reference: TimedItem) -> float | None:
     return statistics.median(ratios) if ratios else None
 
 
+def cell_ratio(item: TimedItem, reference_median_us: float) -> float:
+    """A student's cell over the reference's: its paired ratio where the runs were paired, else the
+    ratio of the medians."""
+    return item.paired_ratio if item.paired_ratio is not None else item.median_us / reference_median_us
+
+
 def _own(run, ids: dict[str, Cell], paired: bool = False) -> dict[tuple, TimedItem]:
     """The student's items of a timing run, none of them usable when the channel was tampered with
     (lines that do not parse, repeat a call, lack the token or follow "end") or, in a paired run, the
@@ -629,8 +659,7 @@ def _compose(outcome: Outcome, cells: list[Cell], labs: dict[str, Lab], before: 
             result.note = result.note or f"the timing is not usable: {_problem(item)}"
         if reference:
             row["ref_median_us"] = f"{reference:.4f}"
-            ratio = item.paired_ratio if item.paired_ratio is not None else item.median_us / reference
-            row["ratio_to_ref"] = f"{ratio:.4f}"
+            row["ratio_to_ref"] = f"{cell_ratio(item, reference):.4f}"
         result.rows.append(row)
 
 

@@ -215,7 +215,7 @@ class Grader:
         self.compile_cache = self._compile_cache(result)
         self.timing = benchmark.ClassTiming(self.tools, self.manifest, self.options.labs,
                                             self.policy.benchmark, self.seed, self._run_folder() / "timing",
-                                            self.gpu, self.expectations)
+                                            self.gpu, self.expectations, self.policy.performance.zero_credit_ratio)
 
     def _grade_in_flight(self, todo: list[tuple[int, str, Path]], total: int, names: list[str],
                          result: ClassResult) -> None:

@@ -185,11 +185,12 @@ class TestTimingParts(GradingCase):
             self.assertEqual(outcome.device, "NVIDIA H200 (fake)")
 
 
-    def _paired_class(self, tools, labs, host_runs: int) -> dict:
+    def _paired_class(self, tools, labs, host_runs: int, zero_credit_ratio: float | None = None) -> dict:
         """amy, then ben, timed by one ClassTiming with `host_runs` paired runs a host part."""
         config = dataclasses.replace(Policy.load(None).benchmark, host_runs=host_runs)
         timing = benchmark.ClassTiming(tools, self.manifest, labs, config, 7,
-                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt")
+                                       Path(self.tmp.name) / "timing", True, Path(self.tmp.name) / "expected.txt",
+                                       zero_credit_ratio)
 
         @contextlib.contextmanager
         def turn(part, alone=False):
@@ -229,6 +230,24 @@ class TestTimingParts(GradingCase):
         self.assertEqual({row["status"] for row in amy.rows}, {"ok"})
         ben = outcomes["ben"].labs["01_host_sum"]
         self.assertTrue(all(row["status"] == "UNVERIFIED" for row in ben.rows))
+
+    def test_a_host_part_past_the_zero_credit_ratio_stops_after_its_first_run(self):
+        labs = [lab for lab in self.manifest.labs if lab.folder == "01_host_sum"]
+        zero = Policy.load(None).performance.zero_credit_ratio
+        past = zero * benchmark.PAST_CREDIT_MARGIN
+        for slow_ratio, amy_runs in ((past * 1.1, 1), (past * 0.9, 4), (3.0, 4)):
+            with self.subTest(slow_ratio=slow_ratio):
+                tools = FakeToolchain({"amy": {"01_host_sum": {"slow": True}}}, paired=True, slow_ratio=slow_ratio)
+                outcomes = self._paired_class(tools, labs, host_runs=4, zero_credit_ratio=zero)
+                self.assertEqual(tools.calls, [("paired", "amy", ("01_host_sum",))] * amy_runs
+                                 + [("paired", "ben", ("01_host_sum",))] * 4, "ben is honest: every run")
+                amy = outcomes["amy"].labs["01_host_sum"]
+                self.assertEqual({row["status"] for row in amy.rows}, {"ok"})
+                self.assertEqual({round(float(row["ratio_to_ref"]), 2) for row in amy.rows}, {round(slow_ratio, 2)})
+                self.assertFalse(outcomes["amy"].problems)
+        tools = FakeToolchain({"amy": {"01_host_sum": {"slow": True}}}, paired=True, slow_ratio=past * 10)
+        self._paired_class(tools, labs, host_runs=4)
+        self.assertEqual(len(tools.calls), 8, "no zero_credit_ratio given: every run")
 
     def test_runs_merge_call_by_call_and_a_cell_missing_from_one_is_not_usable(self):
         def item(calls, verified=True, excess=30.0):
