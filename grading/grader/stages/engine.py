@@ -248,10 +248,12 @@ class Grader:
         # Students in flight: while one student's timing has the GPU alone, the next ones compile on
         # the CPU cores around it, and test on the GPU around the others (gpu_gate.py). A student in
         # its timing has given its place to the next (flight.py): threads for the places, and for as
-        # many students again, and a row's (students_per_reference), waiting for their timing turns.
-        # Past that the next student waits for a thread: the queue for the timing lane stays short.
+        # many students again, and a row's (students_per_reference), waiting for their timing turns;
+        # and as many again for students away, waiting to run alone (flight.py). Past that the next
+        # student waits for a thread: the queue for the timing lane stays short.
         timing = self.options.in_flight + max(0, self.policy.benchmark.students_per_reference - 1)
-        with pool(self.options.in_flight + (timing if self.options.bench and self.gpu else 0)) as students_pool:
+        threads = 2 * self.options.in_flight + (timing if self.options.bench and self.gpu else 0)
+        with pool(threads) as students_pool:
             futures = {students_pool.submit(grade, position, *job): job[1] for position, job in enumerate(todo)}
             for future in as_completed(futures):
                 name = futures[future]

@@ -32,7 +32,10 @@ With the lane taken first, the timing core had waited 142 s of a 355 s grading o
 turns, with students queued for their timing: turns that held the lane while the GPU's runs ended.
 
 Lock order: the compile slots, then the CPU gate, then the GPU gate, then the timing lane (a turn's)
-or the GPU's [tests] slots (a shared run's).
+or the GPU's [tests] slots (a shared run's). A turn that needs both gates first reserves the GPU's
+(Gate.reserved: its shared runs kept out and drained, nothing held), so the cores are not held idle
+while the GPU's runs drain: in the attack class (H100, 2026-11-28) a run alone held the CPU gate
+waiting behind a hog's 50-s GPU run, and no compile started meanwhile.
 A thread never waits for one of these while it holds a later one (and never takes a gate it holds
 again), so no two threads can wait for each other. Each gate checks the order of the gates held by
 the calling thread and raises LockOrderError when it is broken.
@@ -158,6 +161,32 @@ class Gate:
                     self._exclusive = False
                     self._waiting_since = self.clock()   # the next turn in line waits for shared runs from now
                     self._condition.notify_all()
+
+    @contextlib.contextmanager
+    def reserved(self):
+        """Keeps new shared runs out, as a waiting exclusive turn does, and waits until no shared run or
+        exclusive turn is left, without holding the gate: a turn that needs both gates (runs.py's
+        `both`) waits for this one's runs to drain first and holds nothing meanwhile, then takes the
+        gates in the lock order, this one's shared runs still kept out. No lock-order check: a
+        reservation holds nothing any other thread waits for but the shared runs it keeps out, and
+        no shared holder of one gate waits for the other."""
+        with self._condition:
+            self._waiting_exclusive += 1
+            if self._waiting_exclusive == 1 and not self._exclusive:
+                self._waiting_since = self.clock()
+            try:
+                while self._exclusive or self._sharing:
+                    self._condition.wait()
+            except BaseException:
+                self._waiting_exclusive -= 1
+                self._condition.notify_all()
+                raise
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._waiting_exclusive -= 1
+                self._condition.notify_all()
 
     def _poll_s(self) -> float:
         return max(0.01, min(self.long_s, self.behind_long_s) / 10)

@@ -70,7 +70,8 @@ class Runs:
             then = (f"not run again: this student's runs alone took {spent:.0f} s already "
                     f"([pipeline] retry_alone_s = {budget:g})")
         else:
-            with self.alone(student, gpu):
+            # Away while it waits for and runs alone: its place goes to the next student (flight.py).
+            with self.g.flight.away(student), self.alone(student, gpu):
                 started = time.monotonic()
                 try:
                     result = rerun()
@@ -92,9 +93,18 @@ class Runs:
         then the GPU gate (the lock order), both exclusive; idle on the one the run does not use. The
         student's CPU quota is lifted meanwhile: a run alone has every student core, as in a grading
         of one student at a time."""
-        with self.g.cpu_gate.exclusive(idle=gpu), self.g.gpu_gate.exclusive(idle=not gpu), \
-                self.g.neighbours.run(student, gpu, ALONE), self.g.cpu.unlimited(student):   # as if graded alone
+        with self.both(cpu_idle=gpu, gpu_idle=not gpu), self.g.neighbours.run(student, gpu, ALONE), \
+                self.g.cpu.unlimited(student):   # as if graded alone
             yield
+
+    @contextlib.contextmanager
+    def both(self, cpu_idle: bool, gpu_idle: bool):
+        """The CPU gate, then the GPU gate, both exclusive (the lock order), the GPU's shared runs
+        drained first with neither held (Gate.reserved): compiles and host test runs go on while
+        they drain. Yields the CPU gate's turn."""
+        with self.g.gpu_gate.reserved(), self.g.cpu_gate.exclusive(idle=cpu_idle) as turn, \
+                self.g.gpu_gate.exclusive(idle=gpu_idle):
+            yield turn
 
     def intact(self, entry: LabRecord) -> bool:
         """The module about to run is the one compiled (the sandbox cannot write it; this says so)."""
@@ -113,12 +123,15 @@ class Runs:
         host = part == benchmark.HOST
         with contextlib.ExitStack() as stack:
             if host:
-                turn = stack.enter_context(self.g.cpu_gate.exclusive())
                 if alone or self.host_part_holds_gpu():
-                    stack.enter_context(self.g.gpu_gate.exclusive(idle=True))
+                    turn = stack.enter_context(self.both(cpu_idle=False, gpu_idle=True))
+                else:
+                    turn = stack.enter_context(self.g.cpu_gate.exclusive())
+            elif alone:
+                stack.enter_context(self.g.gpu_gate.reserved())
+                stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
+                turn = stack.enter_context(self.g.gpu_gate.exclusive())
             else:
-                if alone:
-                    stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
                 turn = stack.enter_context(self.g.gpu_gate.exclusive())
             stack.enter_context(self.timing_lane(host).exclusive())
             stack.enter_context(self.g.neighbours.run(student, not host, Time.name))

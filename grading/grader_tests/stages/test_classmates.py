@@ -142,6 +142,39 @@ class HarmedClassmates(ClassCase):
         self.assertEqual(retried, hog.victims, "one retry for each harmed run, none for the others")
         self.assertEqual(max(hog.counts.values()), 2)
 
+    def test_a_student_waiting_to_run_alone_lends_its_place_and_the_cores_stay_free(self):
+        # The hog's run goes on until cal, third in the roster, has compiled: cal can get a place (two
+        # in flight) only from amy, waiting for her run alone behind the hog's, and compile only if that
+        # wait holds no gate of the cores (flight.py's away, gpu_gate.py's reservation).
+        class UntilCalCompiles(HogClass):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                self.cal_compiled = threading.Event()
+                self.cal_in_time = False
+
+            def _call(self, kind, student, lab, real):
+                if (kind, student, lab.folder) == self.hog:
+                    result = super()._call(kind, student, lab, real)
+                    self.cal_in_time = self.cal_compiled.wait(WAIT_S)
+                    return result
+                return super()._call(kind, student, lab, real)
+
+            def compile(self, student, lab, *args):
+                result = super().compile(student, lab, *args)
+                if student == "cal":
+                    self.cal_compiled.set()
+                return result
+
+        hog = UntilCalCompiles(("tests", "hog", "02_atomic"), victims={("tests", "amy", "02_atomic")})
+        labs = self.grade(hog, self.students("hog", "amy", "cal"), in_flight=2)
+        self.assertEqual(hog.harmed, hog.victims)
+        self.assertTrue(hog.cal_in_time, "cal compiled only after the hog's run ended")
+        self.assertEqual(labs["amy"]["02_atomic"]["verdict"], "PASSED")
+        self.assertIn(note("test run", OOM_CAUSE, "GPU", "run again alone: PASSED"), labs["amy"]["02_atomic"]["notes"])
+        for name in ("hog", "amy", "cal"):
+            self.assertEqual({folder: lab["verdict"] for folder, lab in labs[name].items()},
+                             dict.fromkeys(LABS, "PASSED"), name)
+
     def test_a_run_that_fails_the_same_way_alone_keeps_its_verdict(self):
         own = {("tests", "amy", "03_shared_atomic"), ("tests", "hog", "03_shared_atomic")}
         hog = HogClass(("tests", "hog", "02_atomic"), victims=own, always=own)  # too big for the GPU, alone too

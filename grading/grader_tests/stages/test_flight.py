@@ -1,5 +1,5 @@
 """The places of the students in flight: taken at a student's start, given back at its end or once,
-earlier, when it only waits for its row's reference run (flight.py)."""
+earlier, when it only waits for its row's reference run, and lent while it is away (flight.py)."""
 
 import threading
 import unittest
@@ -78,6 +78,58 @@ class FlightTest(unittest.TestCase):
         for thread in threads:
             thread.join(WAIT_S)
         self.assertEqual(order, [0, 1, 2, 3])
+
+
+    def test_a_student_away_lends_its_place_and_gets_one_back_before_a_new_student(self):
+        flight = Flight(1)
+        events, lock = [], threading.Lock()
+        ben_in, ben_done, away_over, amy_back = (threading.Event() for _ in range(4))
+
+        def log(what):
+            with lock:
+                events.append(what)
+
+        def ben():
+            with flight.place("ben", 1):
+                log("ben starts")
+                ben_in.set()
+                ben_done.wait(WAIT_S)
+                log("ben ends")
+
+        def cal():
+            with flight.place("cal", 2):
+                log("cal starts")
+
+        def amy():
+            with flight.place("amy", 0):
+                with flight.away("amy"):
+                    self.assertTrue(ben_in.wait(WAIT_S), "ben did not get amy's place while she was away")
+                    away_over.wait(WAIT_S)
+                log("amy back")
+                amy_back.set()
+                self.assertEqual(flight.holding(), 1)
+            log("amy ends")
+
+        threads = [threading.Thread(target=target) for target in (amy, ben, cal)]
+        for thread in threads:
+            thread.start()
+        self.assertTrue(ben_in.wait(WAIT_S))
+        away_over.set()
+        self.assertFalse(amy_back.wait(0.2), "amy came back while ben held the only place")
+        ben_done.set()
+        for thread in threads:
+            thread.join(WAIT_S)
+        self.assertEqual(events, ["ben starts", "ben ends", "amy back", "amy ends", "cal starts"],
+                         "amy, back, goes before cal, who had not started")
+        self.assertEqual(flight.holding(), 0)
+
+    def test_away_without_a_place_takes_none(self):
+        flight = Flight(1)
+        with flight.place("amy"):
+            flight.leave("amy")   # in her timing
+            with flight.away("amy"):
+                self.assertEqual(flight.holding(), 0)
+            self.assertEqual(flight.holding(), 0)
 
 
 if __name__ == "__main__":

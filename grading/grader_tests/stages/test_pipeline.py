@@ -141,6 +141,44 @@ class GateTest(unittest.TestCase):
         self.assertFalse(other.is_alive())
 
 
+    def test_a_reservation_keeps_new_shared_runs_out_and_waits_for_the_old_without_holding_the_gate(self):
+        cpu, gpu = Gate("CPU", CPU_RANK), Gate("GPU", GPU_RANK)
+        events, long_in, release = [], threading.Event(), threading.Event()
+
+        def long_run():
+            with gpu.shared():
+                long_in.set()
+                release.wait(5)
+            events.append("long out")
+
+        def reserve_then_both():
+            with gpu.reserved():
+                events.append("reserved")
+                with cpu.exclusive(), gpu.exclusive():   # the lock order, after the reservation
+                    events.append("both")
+
+        def late_run():
+            with gpu.shared():
+                events.append("late in")
+
+        first = threading.Thread(target=long_run)
+        first.start()
+        long_in.wait(5)
+        turn = threading.Thread(target=reserve_then_both)
+        turn.start()
+        time.sleep(0.2)
+        late = threading.Thread(target=late_run)
+        late.start()
+        time.sleep(0.2)
+        self.assertEqual(events, [], "the reservation waits for the long run; the late run waits for it")
+        with cpu.shared():   # nothing held: the cores are free meanwhile
+            events.append("compile")
+        release.set()
+        for thread in (first, turn, late):
+            thread.join(5)
+        self.assertEqual(events, ["compile", "long out", "reserved", "both", "late in"])
+
+
 class TimingTurnTest(unittest.TestCase):
     """A device part's timing lets other students compile beside it; its timing again holds the cores too."""
 
@@ -167,6 +205,46 @@ class TimingTurnTest(unittest.TestCase):
 
     def test_a_timing_again_of_the_device_part_keeps_the_cores_to_itself(self):
         self.assertFalse(self.compiles_during(alone=True))
+
+    def test_a_run_alone_leaves_the_cores_free_while_the_gpu_s_runs_drain_then_has_both(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = Grader(fake_manifest(Path(tmp) / "build"), Policy.load(None), FakeToolchain({}), Path(tmp) / "out",
+                            Options(labs=[]), log=lambda line: None)
+            gpu_in, release, events = threading.Event(), threading.Event(), []
+
+            def long_gpu_run():   # another student's test run on the GPU, still going
+                with grader.gpu_gate.shared():
+                    gpu_in.set()
+                    release.wait(5)
+                events.append("gpu run out")
+
+            def retry_alone():
+                with grader.runs.alone("amy", gpu=True):
+                    events.append("alone")
+                    with self.assertRaises(LockOrderError):   # both gates are this thread's
+                        with grader.cpu_gate.shared():
+                            pass
+
+            first = threading.Thread(target=long_gpu_run)
+            first.start()
+            gpu_in.wait(5)
+            alone = threading.Thread(target=retry_alone)
+            alone.start()
+            time.sleep(0.2)
+            compiled = threading.Event()
+
+            def compile_meanwhile():
+                with grader.cpu_gate.shared():
+                    events.append("compile")
+                    compiled.set()
+
+            other = threading.Thread(target=compile_meanwhile)
+            other.start()
+            self.assertTrue(compiled.wait(5), "a compile waited while the run alone waited for the GPU")
+            release.set()
+            for thread in (first, alone, other):
+                thread.join(5)
+            self.assertEqual(events, ["compile", "gpu run out", "alone"])
 
 
 class NeighboursTest(unittest.TestCase):
