@@ -142,14 +142,7 @@ class Gate:
         runs nothing on this gate's resource, it only keeps the others out."""
         with self._ordered():
             with self._condition:
-                self._waiting_exclusive += 1
-                if self._waiting_exclusive == 1 and not self._exclusive:
-                    self._waiting_since = self.clock()
-                try:
-                    while self._exclusive or self._sharing:
-                        self._condition.wait()
-                finally:
-                    self._waiting_exclusive -= 1
+                self._wait_in_line(keep=False)
                 self._exclusive = True
                 before = self._work
                 self._work += 0 if idle else 1
@@ -171,20 +164,28 @@ class Gate:
         reservation holds nothing any other thread waits for but the shared runs it keeps out, and
         no shared holder of one gate waits for the other."""
         with self._condition:
-            self._waiting_exclusive += 1
-            if self._waiting_exclusive == 1 and not self._exclusive:
-                self._waiting_since = self.clock()
-            try:
-                while self._exclusive or self._sharing:
-                    self._condition.wait()
-            except BaseException:
-                self._waiting_exclusive -= 1
-                self._condition.notify_all()
-                raise
+            self._wait_in_line(keep=True)
         try:
             yield
         finally:
             with self._condition:
+                self._waiting_exclusive -= 1
+                self._condition.notify_all()
+
+    def _wait_in_line(self, keep: bool) -> None:
+        """With the condition held: counted as a waiting exclusive turn (no new shared run starts,
+        but behind a long one) until no shared run or exclusive turn is left; still counted after
+        that where `keep` (a reservation), until its end."""
+        self._waiting_exclusive += 1
+        if self._waiting_exclusive == 1 and not self._exclusive:
+            self._waiting_since = self.clock()
+        drained = False
+        try:
+            while self._exclusive or self._sharing:
+                self._condition.wait()
+            drained = True
+        finally:
+            if not (keep and drained):
                 self._waiting_exclusive -= 1
                 self._condition.notify_all()
 

@@ -20,6 +20,14 @@ from grader.policy import Policy
 from grader.run.progress import Progress
 
 
+def started(target, pause_s: float = 0.0) -> threading.Thread:
+    """`target` in a thread of its own, started; then `pause_s` for it to reach where it waits."""
+    thread = threading.Thread(target=target)
+    thread.start()
+    time.sleep(pause_s)
+    return thread
+
+
 class GateTest(unittest.TestCase):
     def test_exclusive_waits_for_shared_runs_and_new_shared_runs_wait_for_it(self):
         gate, events = Gate("GPU", GPU_RANK), []
@@ -161,20 +169,15 @@ class GateTest(unittest.TestCase):
             with gpu.shared():
                 events.append("late in")
 
-        first = threading.Thread(target=long_run)
-        first.start()
+        threads = [started(long_run)]
         long_in.wait(5)
-        turn = threading.Thread(target=reserve_then_both)
-        turn.start()
-        time.sleep(0.2)
-        late = threading.Thread(target=late_run)
-        late.start()
-        time.sleep(0.2)
+        threads.append(started(reserve_then_both, pause_s=0.2))
+        threads.append(started(late_run, pause_s=0.2))
         self.assertEqual(events, [], "the reservation waits for the long run; the late run waits for it")
         with cpu.shared():   # nothing held: the cores are free meanwhile
             events.append("compile")
         release.set()
-        for thread in (first, turn, late):
+        for thread in threads:
             thread.join(5)
         self.assertEqual(events, ["compile", "long out", "reserved", "both", "late in"])
 
