@@ -128,7 +128,10 @@ class Grader:
         self.timing_lane = Gate("timing lane", LANE_RANK)
         # the device part's turns, where a second timing core is kept (cpu_plan.py; runs.timing_lane)
         self.device_timing_lane = Gate("device timing lane", LANE_RANK)
-        self.cpu_gate = Gate("CPU", CPU_RANK)
+        # Behind a hog on the cores (a student's burners slowing its own host test 48 s), compiles and
+        # host test runs go on for up to 2 minutes of a turn's wait: the hog holds its own cgroup's
+        # share, so they take no time from it (gpu_gate.py; attack class, H100, 2026-11-28).
+        self.cpu_gate = Gate("CPU", CPU_RANK, behind_hog_s=120.0)
         self.gpu_gate = Gate("GPU", GPU_RANK)
         self.compile_slots = threading.Semaphore(max(1, options.jobs))
         self.flight = Flight(options.in_flight)   # the students in flight (flight.py)

@@ -78,15 +78,23 @@ class Gate:
     (a call that never ends holds its test run for [tests] call_timeout_s) lets new shared runs in for
     its first `behind_long_s` of waiting: it cannot start before that run ends anyway, and the resource
     would idle meanwhile. Past that, no new shared run starts until the turn has had the gate, so a
-    turn waits at most that long plus the shared runs it let in, beyond the runs ahead of it."""
+    turn waits at most that long plus the shared runs it let in, beyond the runs ahead of it.
+    `hog_s`, `behind_hog_s`: behind a shared run held `hog_s` or more (longer than any honest run: a
+    hog), new shared runs go on for the turn's first `behind_hog_s` of waiting (None: not longer than
+    behind a long run). `hogged()` says whether such a run holds the gate now."""
 
     LONG_S, BEHIND_LONG_S = 5.0, 15.0   # honest test and sanitizer runs took under 5 s in a class of 16
                                         # (H200, 2026-11-27); a hang on a large input holds its run up to
                                         # 20 s ([tests] call_timeout_s; on a small one about call_floor_s)
+    HOG_S = 25.0   # honest runs took at most 11.5 s (a compile), 8.6 s (a test run of 11 labs) and 5.5 s
+                   # (a sanitizer run) in the classes of 2026-11-28; the attack class's hogs held theirs
+                   # 30 s (squatter's sanitizer runs), 48 s (cpu_burner's host test) and 52 s (gpuhog's)
 
-    def __init__(self, name: str, rank: int, long_s: float = LONG_S, behind_long_s: float = BEHIND_LONG_S) -> None:
+    def __init__(self, name: str, rank: int, long_s: float = LONG_S, behind_long_s: float = BEHIND_LONG_S,
+                 hog_s: float = HOG_S, behind_hog_s: float | None = None) -> None:
         self.name, self.rank = name, rank
         self.long_s, self.behind_long_s = long_s, behind_long_s
+        self.hog_s, self.behind_hog_s = hog_s, behind_hog_s
         self.clock = time.monotonic
         self._condition = threading.Condition()
         self._sharing = 0           # shared holders now
@@ -99,10 +107,22 @@ class Gate:
         self.let_in_behind_long = 0  # shared runs started behind a long one while a turn waited
 
     def _behind_long_run(self) -> bool:
-        """An exclusive turn waits, for less than behind_long_s, behind a shared run held long_s or more."""
+        """An exclusive turn waits, for less than behind_long_s, behind a shared run held long_s or more,
+        or for less than behind_hog_s behind one held hog_s or more."""
+        if self._exclusive:
+            return False
         now = self.clock()
-        return (not self._exclusive and now - self._waiting_since < self.behind_long_s
-                and any(now - started >= self.long_s for started in self._shared_since.values()))
+        waited, held = now - self._waiting_since, [now - started for started in self._shared_since.values()]
+        if waited < self.behind_long_s and any(seconds >= self.long_s for seconds in held):
+            return True
+        return (self.behind_hog_s is not None and waited < self.behind_hog_s
+                and any(seconds >= self.hog_s for seconds in held))
+
+    def hogged(self) -> bool:
+        """A shared run has held the gate hog_s or more."""
+        with self._condition:
+            now = self.clock()
+            return any(now - started >= self.hog_s for started in self._shared_since.values())
 
     @contextlib.contextmanager
     def _ordered(self):

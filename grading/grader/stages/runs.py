@@ -97,11 +97,20 @@ class Runs:
                 self.g.cpu.unlimited(student):   # as if graded alone
             yield
 
+    HOG_WAIT_S = 120.0   # the longest a turn that needs both gates waits for hogs to end before it queues
+    HOG_POLL_S = 0.25
+
     @contextlib.contextmanager
     def both(self, cpu_idle: bool, gpu_idle: bool):
-        """The CPU gate, then the GPU gate, both exclusive (the lock order), the GPU's shared runs
-        drained first with neither held (Gate.reserved): compiles and host test runs go on while
-        they drain. Yields the CPU gate's turn."""
+        """The CPU gate, then the GPU gate, both exclusive (the lock order). First, while a hog holds
+        either gate (Gate.hogged: a run longer than any honest one), for up to HOG_WAIT_S, it waits
+        without keeping anything out: its turn could not begin before the hog ends anyway. Then the
+        GPU's shared runs drain with neither gate held (Gate.reserved): compiles and host test runs go
+        on meanwhile. Yields the CPU gate's turn."""
+        deadline = time.monotonic() + self.HOG_WAIT_S
+        while (self.g.cpu_gate.hogged() or self.g.gpu_gate.hogged()) and time.monotonic() < deadline \
+                and not stopping():
+            time.sleep(self.HOG_POLL_S)
         with self.g.gpu_gate.reserved(), self.g.cpu_gate.exclusive(idle=cpu_idle) as turn, \
                 self.g.gpu_gate.exclusive(idle=gpu_idle):
             yield turn

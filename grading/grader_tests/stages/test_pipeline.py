@@ -105,6 +105,41 @@ class GateTest(unittest.TestCase):
         self.assertEqual(events[3:], ["hang out", "timing in", "timing out", "late in", "late out"])
         self.assertEqual(gate.let_in_behind_long, 1)
 
+    def test_behind_a_hog_new_shared_runs_go_on_longer_but_not_forever(self):
+        gate = Gate("CPU", CPU_RANK, long_s=0.1, behind_long_s=0.3, hog_s=0.6, behind_hog_s=1.5)
+        events, hog_in, release = [], threading.Event(), threading.Event()
+
+        def hog():
+            with gate.shared():
+                hog_in.set()
+                release.wait(10)
+
+        def run(name):
+            with gate.shared():
+                events.append(name)
+
+        def turn():
+            with gate.exclusive():
+                events.append("turn")
+
+        threads = [started(hog)]
+        hog_in.wait(5)
+        threads.append(started(turn, pause_s=0.45))   # past behind_long_s, the hog not yet a hog
+        self.assertFalse(gate.hogged())
+        blocked = started(lambda: run("blocked"), pause_s=0.1)
+        self.assertEqual(events, [], "past behind_long_s and before hog_s: kept out")
+        time.sleep(0.3)   # the hog has held 0.85 s now: let in
+        self.assertTrue(gate.hogged())
+        threads.append(started(lambda: run("behind the hog"), pause_s=0.2))
+        self.assertIn("behind the hog", events)
+        time.sleep(1.2)   # the turn has waited past behind_hog_s: kept out again
+        late = started(lambda: run("late"), pause_s=0.3)
+        self.assertNotIn("late", events)
+        release.set()
+        for thread in threads + [blocked, late]:
+            thread.join(5)
+        self.assertEqual(events[-2:], ["turn", "late"])
+
     def test_quiet_since_says_whether_anything_ran_on_the_gate_between_two_exclusive_turns(self):
         gate = Gate("GPU", GPU_RANK)
         with gate.exclusive() as first:
@@ -208,6 +243,39 @@ class TimingTurnTest(unittest.TestCase):
 
     def test_a_timing_again_of_the_device_part_keeps_the_cores_to_itself(self):
         self.assertFalse(self.compiles_during(alone=True))
+
+    def test_a_run_alone_behind_a_hog_on_the_cores_keeps_no_gpu_run_out_until_the_hog_ends(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = Grader(fake_manifest(Path(tmp) / "build"), Policy.load(None), FakeToolchain({}), Path(tmp) / "out",
+                            Options(labs=[]), log=lambda line: None)
+            grader.cpu_gate.hog_s = grader.gpu_gate.hog_s = 0.3
+            grader.runs.HOG_POLL_S = 0.02
+            hog_in, release, events = threading.Event(), threading.Event(), []
+
+            def cpu_hog():   # the student's own burners slowing its host test
+                with grader.cpu_gate.shared():
+                    hog_in.set()
+                    release.wait(5)
+                events.append("hog out")
+
+            def retry_alone():
+                with grader.runs.alone("amy", gpu=True):
+                    events.append("alone")
+
+            def gpu_run():
+                with grader.gpu_gate.shared():
+                    events.append("gpu run")
+
+            threads = [started(cpu_hog)]
+            hog_in.wait(5)
+            time.sleep(0.4)   # a hog now
+            threads.append(started(retry_alone, pause_s=0.2))
+            threads.append(started(gpu_run, pause_s=0.3))
+            self.assertEqual(events, ["gpu run"], "the run alone kept the GPU's runs out behind a hog on the cores")
+            release.set()
+            for thread in threads:
+                thread.join(5)
+            self.assertEqual(events, ["gpu run", "hog out", "alone"])
 
     def test_a_run_alone_leaves_the_cores_free_while_the_gpu_s_runs_drain_then_has_both(self):
         with tempfile.TemporaryDirectory() as tmp:
