@@ -28,6 +28,16 @@ def started(target, pause_s: float = 0.0) -> threading.Thread:
     return thread
 
 
+def held_run(gate: Gate, entered: threading.Event, release: threading.Event, events: list, out: str):
+    """A shared run of `gate` that says it `entered`, holds the gate until `release`, then logs `out`."""
+    def run():
+        with gate.shared():
+            entered.set()
+            release.wait(5)
+        events.append(out)
+    return run
+
+
 class GateTest(unittest.TestCase):
     def test_exclusive_waits_for_shared_runs_and_new_shared_runs_wait_for_it(self):
         gate, events = Gate("GPU", GPU_RANK), []
@@ -252,11 +262,8 @@ class TimingTurnTest(unittest.TestCase):
             grader.runs.HOG_POLL_S = 0.02
             hog_in, release, events = threading.Event(), threading.Event(), []
 
-            def cpu_hog():   # the student's own burners slowing its host test
-                with grader.cpu_gate.shared():
-                    hog_in.set()
-                    release.wait(5)
-                events.append("hog out")
+            # the student's own burners slowing its host test
+            cpu_hog = held_run(grader.cpu_gate, hog_in, release, events, "hog out")
 
             def retry_alone():
                 with grader.runs.alone("amy", gpu=True):
@@ -283,11 +290,8 @@ class TimingTurnTest(unittest.TestCase):
                             Options(labs=[]), log=lambda line: None)
             gpu_in, release, events = threading.Event(), threading.Event(), []
 
-            def long_gpu_run():   # another student's test run on the GPU, still going
-                with grader.gpu_gate.shared():
-                    gpu_in.set()
-                    release.wait(5)
-                events.append("gpu run out")
+            # another student's test run on the GPU, still going
+            long_gpu_run = held_run(grader.gpu_gate, gpu_in, release, events, "gpu run out")
 
             def retry_alone():
                 with grader.runs.alone("amy", gpu=True):
