@@ -81,7 +81,7 @@ class Gate:
     turn waits at most that long plus the shared runs it let in, beyond the runs ahead of it.
     `hog_s`, `behind_hog_s`: behind a shared run held `hog_s` or more (longer than any honest run: a
     hog), new shared runs go on for the turn's first `behind_hog_s` of waiting (None: not longer than
-    behind a long run). `hogged()` says whether such a run holds the gate now."""
+    behind a long run). `long_run_held()` says whether a run held long_s or more holds the gate now."""
 
     LONG_S, BEHIND_LONG_S = 5.0, 15.0   # honest test and sanitizer runs took under 5 s in a class of 16
                                         # (H200, 2026-11-27); a hang on a large input holds its run up to
@@ -118,11 +118,11 @@ class Gate:
         return (self.behind_hog_s is not None and waited < self.behind_hog_s
                 and any(seconds >= self.hog_s for seconds in held))
 
-    def hogged(self) -> bool:
-        """A shared run has held the gate hog_s or more."""
+    def long_run_held(self) -> bool:
+        """A shared run has held the gate long_s or more: a turn's wait for the gate may be long."""
         with self._condition:
             now = self.clock()
-            return any(now - started >= self.hog_s for started in self._shared_since.values())
+            return any(now - started >= self.long_s for started in self._shared_since.values())
 
     @contextlib.contextmanager
     def _ordered(self):

@@ -97,23 +97,32 @@ class Runs:
                 self.g.cpu.unlimited(student):   # as if graded alone
             yield
 
-    HOG_WAIT_S = 120.0   # the longest a turn that needs both gates waits for hogs to end before it queues
-    HOG_POLL_S = 0.25
+    LONG_WAIT_S = 120.0   # the longest a turn that needs both gates waits for long runs on the cores first
+    POLL_S = 0.25
 
     @contextlib.contextmanager
     def both(self, cpu_idle: bool, gpu_idle: bool):
-        """The CPU gate, then the GPU gate, both exclusive (the lock order). First, while a hog holds
-        either gate (Gate.hogged: a run longer than any honest one), for up to HOG_WAIT_S, it waits
-        without keeping anything out: its turn could not begin before the hog ends anyway. Then the
-        GPU's shared runs drain with neither gate held (Gate.reserved): compiles and host test runs go
-        on meanwhile. Yields the CPU gate's turn."""
-        deadline = time.monotonic() + self.HOG_WAIT_S
-        while (self.g.cpu_gate.hogged() or self.g.gpu_gate.hogged()) and time.monotonic() < deadline \
-                and not stopping():
-            time.sleep(self.HOG_POLL_S)
-        with self.g.gpu_gate.reserved(), self.g.cpu_gate.exclusive(idle=cpu_idle) as turn, \
-                self.g.gpu_gate.exclusive(idle=gpu_idle):
-            yield turn
+        """The CPU gate, then the GPU gate, both exclusive (the lock order). The GPU's shared runs drain
+        first with neither gate held (Gate.reserved): compiles and host test runs go on meanwhile. But
+        while a long run holds the cores (Gate.long_run_held), for up to LONG_WAIT_S, it waits first
+        without keeping anything out, and it gives the GPU's reservation back if one began while the
+        GPU drained: held while the turn waited for the cores, that reservation kept every GPU run
+        out (in the attack class on an H100, 2026-11-28, 41 s behind a student's own 47-s host test,
+        while all four places waited for their GPU tests). Yields the two gates' turns (CPU, GPU)."""
+        deadline = time.monotonic() + self.LONG_WAIT_S
+
+        def cores_busy() -> bool:
+            return self.g.cpu_gate.long_run_held() and time.monotonic() < deadline and not stopping()
+        while True:
+            while cores_busy():
+                time.sleep(self.POLL_S)
+            with self.g.gpu_gate.reserved():
+                if cores_busy():
+                    continue   # the reservation goes back: the GPU's runs go on while the cores' long run does
+                with self.g.cpu_gate.exclusive(idle=cpu_idle) as cpu_turn, \
+                        self.g.gpu_gate.exclusive(idle=gpu_idle) as gpu_turn:
+                    yield cpu_turn, gpu_turn
+                return
 
     def intact(self, entry: LabRecord) -> bool:
         """The module about to run is the one compiled (the sandbox cannot write it; this says so)."""
@@ -131,15 +140,12 @@ class Runs:
         ran there since this part's last turn."""
         host = part == benchmark.HOST
         with contextlib.ExitStack() as stack:
-            if host:
-                if alone or self.host_part_holds_gpu():
-                    turn = stack.enter_context(self.both(cpu_idle=False, gpu_idle=True))
-                else:
-                    turn = stack.enter_context(self.g.cpu_gate.exclusive())
+            if host and (alone or self.host_part_holds_gpu()):
+                turn, _ = stack.enter_context(self.both(cpu_idle=False, gpu_idle=True))
+            elif host:
+                turn = stack.enter_context(self.g.cpu_gate.exclusive())
             elif alone:
-                stack.enter_context(self.g.gpu_gate.reserved())
-                stack.enter_context(self.g.cpu_gate.exclusive(idle=True))
-                turn = stack.enter_context(self.g.gpu_gate.exclusive())
+                _, turn = stack.enter_context(self.both(cpu_idle=True, gpu_idle=False))
             else:
                 turn = stack.enter_context(self.g.gpu_gate.exclusive())
             stack.enter_context(self.timing_lane(host).exclusive())

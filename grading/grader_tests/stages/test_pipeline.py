@@ -38,6 +38,18 @@ def held_run(gate: Gate, entered: threading.Event, release: threading.Event, eve
     return run
 
 
+def alone_and_gpu_run(grader: Grader, events: list):
+    """amy's run alone on the GPU, and another student's GPU run: each logs when it ran."""
+    def retry_alone():
+        with grader.runs.alone("amy", gpu=True):
+            events.append("alone")
+
+    def gpu_run():
+        with grader.gpu_gate.shared():
+            events.append("gpu run")
+    return retry_alone, gpu_run
+
+
 class GateTest(unittest.TestCase):
     def test_exclusive_waits_for_shared_runs_and_new_shared_runs_wait_for_it(self):
         gate, events = Gate("GPU", GPU_RANK), []
@@ -135,11 +147,9 @@ class GateTest(unittest.TestCase):
         threads = [started(hog)]
         hog_in.wait(5)
         threads.append(started(turn, pause_s=0.45))   # past behind_long_s, the hog not yet a hog
-        self.assertFalse(gate.hogged())
         blocked = started(lambda: run("blocked"), pause_s=0.1)
         self.assertEqual(events, [], "past behind_long_s and before hog_s: kept out")
         time.sleep(0.3)   # the hog has held 0.85 s now: let in
-        self.assertTrue(gate.hogged())
         threads.append(started(lambda: run("behind the hog"), pause_s=0.2))
         self.assertIn("behind the hog", events)
         time.sleep(1.2)   # the turn has waited past behind_hog_s: kept out again
@@ -258,24 +268,18 @@ class TimingTurnTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             grader = Grader(fake_manifest(Path(tmp) / "build"), Policy.load(None), FakeToolchain({}), Path(tmp) / "out",
                             Options(labs=[]), log=lambda line: None)
-            grader.cpu_gate.hog_s = grader.gpu_gate.hog_s = 0.3
-            grader.runs.HOG_POLL_S = 0.02
+            grader.cpu_gate.long_s = 0.3
+            grader.runs.POLL_S = 0.02
             hog_in, release, events = threading.Event(), threading.Event(), []
 
             # the student's own burners slowing its host test
             cpu_hog = held_run(grader.cpu_gate, hog_in, release, events, "hog out")
 
-            def retry_alone():
-                with grader.runs.alone("amy", gpu=True):
-                    events.append("alone")
-
-            def gpu_run():
-                with grader.gpu_gate.shared():
-                    events.append("gpu run")
+            retry_alone, gpu_run = alone_and_gpu_run(grader, events)
 
             threads = [started(cpu_hog)]
             hog_in.wait(5)
-            time.sleep(0.4)   # a hog now
+            time.sleep(0.4)   # a long run now
             threads.append(started(retry_alone, pause_s=0.2))
             threads.append(started(gpu_run, pause_s=0.3))
             self.assertEqual(events, ["gpu run"], "the run alone kept the GPU's runs out behind a hog on the cores")
@@ -283,6 +287,32 @@ class TimingTurnTest(unittest.TestCase):
             for thread in threads:
                 thread.join(5)
             self.assertEqual(events, ["gpu run", "hog out", "alone"])
+
+    def test_a_run_alone_gives_the_gpu_back_when_a_long_run_began_on_the_cores_while_it_drained(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            grader = Grader(fake_manifest(Path(tmp) / "build"), Policy.load(None), FakeToolchain({}), Path(tmp) / "out",
+                            Options(labs=[]), log=lambda line: None)
+            grader.cpu_gate.long_s = 0.3
+            grader.runs.POLL_S = 0.02
+            gpu_in, cpu_in, gpu_release, cpu_release = (threading.Event() for _ in range(4))
+            events = []
+
+            retry_alone, gpu_run = alone_and_gpu_run(grader, events)
+
+            threads = [started(held_run(grader.gpu_gate, gpu_in, gpu_release, events, "gpu out"))]
+            gpu_in.wait(5)
+            threads.append(started(retry_alone, pause_s=0.1))   # reserves the GPU, waits for it to drain
+            threads.append(started(held_run(grader.cpu_gate, cpu_in, cpu_release, events, "cpu out")))
+            cpu_in.wait(5)
+            time.sleep(0.4)   # the run on the cores is long now
+            gpu_release.set()
+            time.sleep(0.2)   # drained: the run alone sees the cores' long run and gives the GPU back
+            threads.append(started(gpu_run, pause_s=0.3))
+            self.assertEqual(events, ["gpu out", "gpu run"], "the GPU stayed reserved behind the cores' long run")
+            cpu_release.set()
+            for thread in threads:
+                thread.join(5)
+            self.assertEqual(events, ["gpu out", "gpu run", "cpu out", "alone"])
 
     def test_a_run_alone_leaves_the_cores_free_while_the_gpu_s_runs_drain_then_has_both(self):
         with tempfile.TemporaryDirectory() as tmp:
