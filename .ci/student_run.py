@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -98,6 +99,7 @@ def main() -> int:
             return 1
         print(f"student_run: {len(filled)} labs filled with the solutions' regions in {tree}", flush=True)
         log = tree / "student-workflow.log"
+        began = time.monotonic()
         with open(log, "w", encoding="utf-8") as kept:
             workflow = subprocess.Popen(["cmake", "--workflow", "--preset", "student"], cwd=tree, text=True,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -105,10 +107,13 @@ def main() -> int:
                 print(line, end="", flush=True)
                 kept.write(line)
             status = workflow.wait()
+        print(f"student_run: the workflow took {time.monotonic() - began:.0f} s", flush=True)
         # "100% tests passed" counts skipped tests as passed: say what did not run, last.
         summary = subprocess.run(["bash", str(tree / "tools" / "skip_summary.sh"), str(log),
                                   str(tree / "build" / "student")], capture_output=True, text=True).stdout.strip()
+        began = time.monotonic()
         problems = check_quoted_test_commands(tree) if status == 0 else []
+        print(f"student_run: the quoted commands took {time.monotonic() - began:.0f} s", flush=True)
         for problem in problems:
             print(f"student_run: {problem}")
         print(f"student_run: the student workflow on solved labs {'passed' if status == 0 else 'FAILED'}; "

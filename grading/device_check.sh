@@ -78,6 +78,8 @@ if wants test; then  # and which tests were skipped, each with its reason (tools
   step ctest ctest.log ctest --preset solutions -j "${CTEST_JOBS:-8}" --timeout 1800 --output-on-failure \
     -E "${CTEST_EXCLUDE:-$exclude}"
   bash "$here/tools/skip_summary.sh" "$logs/ctest.log" "$build" | tee -a "$summary"
+  # Every test's output, passed ones too (--output-on-failure shows only the failed): where a test's time went.
+  cp "$build/Testing/Temporary/LastTest.log" "$logs/ctest-all-output.log" 2>/dev/null
 fi
 wants sanitize && { step "ctest sanitize" ctest-sanitize.log ctest --preset sanitize -j 4 --timeout 1800 --output-on-failure;
                     grep -E "Test +#|tests passed" "$logs/ctest-sanitize.log" | grep -v Passed >>"$summary"; }
