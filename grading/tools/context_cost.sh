@@ -16,7 +16,10 @@
 # Environment: GPUS (default "0 1"), AT_ONCE (P, default 8), RUNS_PER_LAB (default 4: 44 processes
 # over labs 02-12), REDUCTION_LAB_TESTS (the test binary; default BUILD_DIR/grading/reduction_lab_tests),
 # CONNECTIONS (default "default 1": each configuration once per value of CUDA_DEVICE_MAX_CONNECTIONS,
-# "default" leaving it unset: the driver's 8 hardware queues; [tests] cuda_connections of the policy).
+# "default" leaving it unset: the driver's 8 hardware queues; [tests] cuda_connections of the policy),
+# WRAP (a command put before each process, e.g. "compute-sanitizer --tool memcheck": what a
+# grading's sanitizer runs cost; default none). A bare CUDA process (a context, one kernel, exit) was
+# measured to cost an H200 VM's host as much as a lab's small cases (2026-11-28, a probe, not this tool).
 # Each line: wall seconds of the configuration, then a process's mean elapsed, sys and user seconds.
 set -uo pipefail
 build=${1:-build/solutions}
@@ -30,11 +33,12 @@ modules=$(ls "$build"/solutions/lab{02,03,04,05,06,07,08,09,10,11,12}_*.so 2>/de
 [ -n "$modules" ] || { echo "context_cost: no lab modules in $build/solutions" >&2; exit 2; }
 times=$(mktemp -d)
 trap 'rm -rf "$times"' EXIT
-export tests times
+export tests times WRAP
 
 one() {  # one GPU MODULE: one process on that GPU, its elapsed, sys and user seconds to a file of its own
   local TIMEFORMAT="%R %S %U"
-  { time CUDA_VISIBLE_DEVICES=$1 "$tests" --lab="$2" --gtest_filter='Small.*' >/dev/null 2>&1; } 2>"$(mktemp "$times/t.XXXXXX")"
+  # shellcheck disable=SC2086  # WRAP is a command and its arguments
+  { time CUDA_VISIBLE_DEVICES=$1 ${WRAP:-} "$tests" --lab="$2" --gtest_filter='Small.*' >/dev/null 2>&1; } 2>"$(mktemp "$times/t.XXXXXX")"
 }
 export -f one
 
@@ -62,6 +66,7 @@ configuration() {  # configuration NAME AT_ONCE GPU...
 }
 
 first=${gpus[0]}
+[ -n "${WRAP:-}" ] && echo "each process wrapped in: $WRAP"
 configuration "warm-up (not to compare)" "$at_once" "${gpus[@]}"
 for queues in "${connections[@]}"; do
   if [ "$queues" = default ]; then unset CUDA_DEVICE_MAX_CONNECTIONS; else export CUDA_DEVICE_MAX_CONNECTIONS=$queues; fi

@@ -67,6 +67,19 @@ class ContextCostTest(unittest.TestCase):
         self.assertEqual(done.stdout.splitlines()[1], "CUDA_DEVICE_MAX_CONNECTIONS: 2")
         self.assertEqual(collections.Counter(queues for _, queues, _, _ in self.started()), {"unset": 11, "2": 5 * 11})
 
+    def test_wrap_puts_a_command_before_every_process_and_says_so(self):
+        wrapper = self.folder / "sanitizer"
+        wrapper.write_text('#!/bin/sh\necho "wrapped $1 $2" >> "%s"\nshift 2\nexec "$@"\n' % self.log)
+        wrapper.chmod(0o755)
+        done = self.run_tool(GPUS="0", AT_ONCE="4", RUNS_PER_LAB="1", CONNECTIONS="default", WRAP=f"{wrapper} --tool memcheck")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines()[0], f"each process wrapped in: {wrapper} --tool memcheck")
+        lines = self.log.read_text().splitlines()
+        wrapped = [line for line in lines if line.startswith("wrapped")]   # processes run side by side: any order
+        self.assertEqual(wrapped, ["wrapped --tool memcheck"] * 6 * 11)      # the warm-up and A to E, 11 labs each
+        self.assertEqual(len([line for line in lines if line.startswith("0 unset --lab=")]), 6 * 11)
+        self.assertEqual(len(lines), 2 * 6 * 11)
+
     def test_no_test_binary_or_no_modules_is_a_clear_error(self):
         done = self.run_tool(REDUCTION_LAB_TESTS=str(self.folder / "missing"))
         self.assertEqual(done.returncode, 2)
