@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, help="leaderboard: bars per lab (the fastest)")
     parser.add_argument("--formats", type=_comma_list(FORMATS), default=["png", "svg"])
     parser.add_argument("--jobs", type=int, default=_usable_cores(),
-                        help="processes drawing the per-student figures (default: the cores this may use)")
+                        help="processes drawing the figures (default: the cores this may use)")
     return parser
 
 
@@ -120,19 +120,51 @@ def _draw_students(rows, args, info, chunk: list[tuple[int, str]]) -> list[tuple
     return drawn
 
 
-def _per_student_in_parallel(rows, args, info) -> list[str]:
-    """A class's per-student figures take most of the drawing time (a class of 16's figures: 12.7 s
-    with one process, 8.4 s with two, on a 2-core VM); drawn by --jobs processes, listed as one
-    process would."""
+def _draw_named(rows, args, info, name: str) -> list[str]:
+    """One --figures entry other than per-student, drawn and saved: its paths."""
+    return [path for stem, figure in _figures_for(name, rows, args, info)
+            for path in save_figure(figure, args.out, stem, args.formats)]
+
+
+def _draw_serially(rows, args, info, name: str) -> list[str]:
+    if name == "per-student":
+        return [path for pair in _draw_students(rows, args, info, list(enumerate(student_names(rows), 1)))
+                for path in pair[1]]
+    return _draw_named(rows, args, info, name)
+
+
+def _draw_in_parallel(rows, args, info, names) -> dict[str, list[str]]:
+    """Every figure by --jobs processes: each class figure a task, the per-student figures in chunks
+    (a class of 16's figures: 12.7 s with one process, 8.4 s with two, on a 2-core VM; the class
+    figures, 2 to 4 s each, had run one after another before the students' chunks began). The
+    class figures go first: they are the longest tasks. Returns {name: its paths, as one process
+    would list them}; a figure that raised raises here, when its result is read."""
     students = list(enumerate(student_names(rows), 1))
-    jobs = max(1, min(args.jobs, len(students)))
-    chunks = [students[k::jobs] for k in range(jobs)]
-    if not students:
-        return []
+    jobs = max(1, args.jobs)
+    chunks = [chunk for chunk in (students[k::jobs] for k in range(jobs)) if chunk]
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        drawn = dict(pair for pairs in pool.map(_draw_students, [rows] * jobs, [args] * jobs, [info] * jobs, chunks)
-                     for pair in pairs)
-    return [path for index, _ in students for path in drawn[index]]
+        named = {name: pool.submit(_draw_named, rows, args, info, name) for name in names if name != "per-student"}
+        per_student = ([pool.submit(_draw_students, rows, args, info, chunk) for chunk in chunks]
+                       if "per-student" in names else [])
+        drawn = {}
+        for name in names:
+            if name != "per-student":
+                drawn[name] = _result(named[name].result, args, name)
+                continue
+            pairs = _result(lambda: dict(pair for future in per_student for pair in future.result()), args, name)
+            drawn[name] = [path for index, _ in students for path in pairs.get(index, [])] if pairs else []
+    return drawn
+
+
+def _result(result, args, name):
+    """result(); a figure without data is skipped with one warning unless it was asked for by name."""
+    try:
+        return result()
+    except NoDataError as exc:
+        if args.figures:  # asked for by name: not drawing it is an error
+            raise
+        print(f"warning: skipping {name}: {exc}", file=sys.stderr)
+        return []
 
 
 def _run(args) -> list[str]:
@@ -142,18 +174,14 @@ def _run(args) -> list[str]:
     if args.student is not None and args.student not in student_names(rows):
         raise TimingsError(f"student '{args.student}' is not in {args.timings}")
     os.makedirs(args.out, exist_ok=True)
-    written = []
-    for name in args.figures or FIGURES:
-        try:
-            if name == "per-student" and args.jobs > 1:
-                written += _per_student_in_parallel(rows, args, info)
-                continue
-            for stem, figure in _figures_for(name, rows, args, info):
-                written += save_figure(figure, args.out, stem, args.formats)
-        except NoDataError as exc:
-            if args.figures:  # asked for by name: not drawing it is an error
-                raise
-            print(f"warning: skipping {name}: {exc}", file=sys.stderr)
+    names = args.figures or FIGURES
+    if args.jobs > 1:
+        drawn = _draw_in_parallel(rows, args, info, names)
+        written = [path for name in names for path in drawn[name]]
+    else:
+        written = []
+        for name in names:
+            written += _result(lambda: _draw_serially(rows, args, info, name), args, name)
     if not written:
         raise TimingsError(f"{args.timings}: nothing to plot")
     return written

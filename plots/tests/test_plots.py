@@ -444,11 +444,12 @@ class CommandLineTest(TempDirTestCase):
         with open(os.path.join(self.tmp, "ladder.svg"), encoding="utf-8") as handle:
             self.assertIn(GPU, handle.read())  # text stays searchable text in the SVG
 
-    def test_per_student_figures_drawn_by_several_processes_are_those_of_one(self):
+    def test_figures_drawn_by_several_processes_are_those_of_one(self):
         listed, files = [], []
         for jobs in ("1", "3"):
             out = os.path.join(self.tmp, f"jobs{jobs}")
-            status, printed, err = self.run_main(FIXTURE, "--out", out, "--figures", "per-student,by-lab", "--jobs", jobs,
+            status, printed, err = self.run_main(FIXTURE, "--out", out, "--figures",
+                                                 "per-student,by-lab,status,ladder,sweep,leaderboard", "--jobs", jobs,
                                                  "--formats", "svg,png")
             self.assertEqual(status, 0, err)
             listed.append([os.path.relpath(line, out) for line in printed.split()])
@@ -459,7 +460,8 @@ class CommandLineTest(TempDirTestCase):
             files.append(contents)
         self.assertEqual(listed[0][:2], [f"student_{STUDENTS[0]}.svg", f"student_{STUDENTS[0]}.png"])
         self.assertEqual(listed[1], listed[0])
-        self.assertEqual(len(files[0]), 2 * len(STUDENTS) + 2)
+        self.assertEqual(listed[0][-2:], ["leaderboard.svg", "leaderboard.png"])   # in the order asked for
+        self.assertEqual(len(files[0]), 2 * len(STUDENTS) + 2 * 5)
         self.assertEqual(files[1], files[0])
 
     def test_anonymized_files_and_svg_hide_names(self):
