@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,17 +48,22 @@ def main() -> int:
         subprocess.run([sys.executable, str(REPO / "grading" / "release.py"), "--no-modules", "--out", str(release)],
                        check=True)
         for command in readme_commands(release / "README.md"):
+            began = time.monotonic()
             print(f"release_run: $ {command}", flush=True)
             run = subprocess.run(["bash", "-c", command], cwd=release, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
             print(run.stdout, flush=True)
+            print(f"release_run: it took {time.monotonic() - began:.0f} s", flush=True)
             if run.returncode != 0:
                 ok, why = only_unstarted_labs_failed(run.stdout)
                 print(f"release_run: exit {run.returncode}: {why}")
                 if not ok:
                     return 1
         print("release_run: every README command ran in the release as a student would run it", flush=True)
-        return report(check_release(release), "release_run")
+        began = time.monotonic()
+        verdicts = check_release(release)
+        print(f"release_run: checking the quoted commands took {time.monotonic() - began:.0f} s", flush=True)
+        return report(verdicts, "release_run")
 
 
 if __name__ == "__main__":
