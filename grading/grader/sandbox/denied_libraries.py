@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,8 +44,13 @@ DENIED_LIBRARIES = (
 SKIPPED_FOLDERS = ("/etc", "/sys")
 
 
+# The patterns as one expression: a grading's walk meets some 170,000 file names, and fifteen
+# fnmatchcase() calls a name took 6 of the walk's 8 s on a 2-core VM (2026-11-28), before the first student.
+_DENIED = re.compile("|".join(fnmatch.translate(pattern) for pattern in DENIED_LIBRARIES))
+
+
 def is_denied(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in DENIED_LIBRARIES)
+    return _DENIED.match(name) is not None
 
 
 def _roots(folders: Iterable[str | os.PathLike]) -> list[Path]:
