@@ -7,6 +7,7 @@
 #   profile   ncu on a few labs' references     classic   racecheck on the racy lab 07 fixture
 #   beyond    labs 10, 11 and CUB from 2^16 to 2^28, lab 12's operators, the tail-launch recursion
 #   scale     grading/tools/bench_throughput.py: a synthetic class of 60, one GPU and every GPU, solo runs
+#             (SCALE_ARGS: its options, e.g. "--students 40 --solo 1"; SCALE_TIMEOUT: its limit)
 # The grader runs student code under bubblewrap: a GPU machine without network gets it from a
 # .deb in .debs/ (here: `apt-get download bubblewrap` into .debs/, git-ignored; carry .debs), and
 # libseccomp2 (its seccomp filter) the same way where the machine lacks libseccomp.so.2.
@@ -132,8 +133,13 @@ for class in grade attacks; do  # stage "grade" grades the example class
   tar -czf "$out/grade-$kind.tar.gz" -C "$build" "grading-$kind"
 done
 if wants scale; then  # issue 12's figures: seconds per student on one GPU, the speedup on every GPU
-  step "grading throughput" scale.log "$py" grading/tools/bench_throughput.py --build-dir "$build" --out "$build/bench-throughput"
+  # SCALE_ARGS: bench_throughput.py's own options (e.g. "--students 40 --solo 1"); SCALE_TIMEOUT (s,
+  # default 900) bounds it, and what it wrote comes back: its summary and the workers' ledgers.
+  read -r -a scale_args <<<"${SCALE_ARGS:-}"
+  step "grading throughput" scale.log timeout "${SCALE_TIMEOUT:-900}" "$py" grading/tools/bench_throughput.py \
+    --build-dir "$build" --out "$build/bench-throughput" "${scale_args[@]}"
   cp "$build/bench-throughput/summary.md" "$out/throughput-summary.md" 2>/dev/null
+  find "$build/bench-throughput" -name ledger.jsonl | tar -czf "$out/throughput-ledgers.tar.gz" -T - 2>/dev/null
   sed -n '/^run /,$p' "$logs/scale.log" | head -n 40 >>"$summary"
 fi
 if wants classic; then  # what a student sees from racecheck on the classic volatile-only last warp
